@@ -1,0 +1,17 @@
+.PHONY: run test bench lint clean
+SHELL := /bin/bash
+
+run:  ## set up everything and start the site and a worker
+	@bash scripts/run.sh
+
+test:  ## the whole suite but the gpu marker
+	@bash scripts/test.sh
+
+bench:  ## the benchmarks (slow; see README)
+	@bash scripts/bootstrap.sh
+	.venv/bin/python -m gpu_worker.bench engine --out var/bench-engine.json
+	.venv/bin/python -m gpu_worker.bench collectives --out var/bench-collectives.json
+	.venv/bin/python -m gpu_worker.bench attention --out var/bench-attention.json
+
+clean:
+	rm -rf var/broker var/results var/test-db.sqlite3

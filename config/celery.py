@@ -1,0 +1,33 @@
+"""The web side's Celery app: tasks on queue `default`; the GPU worker is reached by name."""
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
+
+app = Celery("config")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+
+
+def _transport_options() -> dict:
+    from django.conf import settings
+
+    if settings.CELERY_BROKER_URL.startswith("filesystem"):
+        folder = settings.CELERY_FILESYSTEM_DIR
+        for sub in ("queue", "control"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        return {
+            "data_folder_in": str(folder / "queue"),
+            "data_folder_out": str(folder / "queue"),
+            "control_folder": str(folder / "control"),
+            "store_processed": False,
+            "polling_interval": 0.05,
+        }
+    # Longer than the GPU worker's hard time limit, so a long run is not redelivered.
+    return {"visibility_timeout": 900}
+
+
+app.conf.broker_transport_options = _transport_options()
+if app.conf.result_backend and app.conf.result_backend.startswith("file://"):
+    os.makedirs(app.conf.result_backend[len("file://"):], exist_ok=True)
+app.autodiscover_tasks()

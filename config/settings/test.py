@@ -1,0 +1,20 @@
+"""Test settings: the broker and database come from the environment the fixtures set."""
+import os
+
+from .base import *  # noqa: F401,F403
+from .base import VAR_DIR
+
+DEBUG = False
+SECRET_KEY = "test-only-key"
+ALLOWED_HOSTS = ["*"]
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+HEALTH_PING_TIMEOUT = 5.0
+for _db in DATABASES.values():  # noqa: F405
+    if _db["ENGINE"].endswith("sqlite3"):
+        # A file, not memory, so that a worker process can share the test database.
+        _db["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}

@@ -1,0 +1,17 @@
+from django.contrib import admin
+from django.urls import include, path
+from django.views.generic import TemplateView
+
+from . import health
+
+urlpatterns = [
+    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("healthz", health.healthz, name="healthz"),
+    path("status/", health.status_page, name="health"),
+    path("accounts/", include("accounts.urls")),
+    path("course/", include("course.urls")),
+    path("drills/", include("drills.urls")),
+    path("labs/", include("labs.urls")),
+    path("instructor/", include("instructor.urls")),
+    path("admin/", admin.site.urls),
+]

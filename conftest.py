@@ -1,0 +1,77 @@
+"""Shared fixtures: real Redis and Celery workers, users, and Debian's Chromium for Playwright."""
+import os
+
+import pytest
+
+from testing import services
+from testing.workers import client_app, purge_queues, running_worker
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": services.CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def redis_url():
+    if not services.redis_url:
+        pytest.skip(f"Redis unavailable: {services.redis_missing_reason}")
+    return services.redis_url
+
+
+@pytest.fixture(scope="module")
+def gpu_worker(tmp_path_factory):
+    """A real `gpu_worker` Celery worker (Django-free app) on the session's broker, queue `gpu`."""
+    app = client_app()
+    purge_queues(app, "gpu")
+    with running_worker("gpu_worker.celery_app", "gpu", tmp_path_factory.mktemp("gpu-worker")) as process:
+        yield process
+
+
+def _test_database_url() -> str:
+    from django.db import connection
+
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    return (f"postgres://{db['USER'] or ''}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+            f"{db['PORT'] or 5432}/{db['NAME']}")
+
+
+@pytest.fixture
+def local_worker(transactional_db, tmp_path):
+    """The `make run` worker (web and GPU tasks, queues gpu,default) on the test database."""
+    app = client_app()
+    purge_queues(app, "gpu", "default")
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": _test_database_url()}
+    with running_worker("config.celery_local", "gpu,default", tmp_path, env=env, name="local") as process:
+        yield process
+
+
+@pytest.fixture
+def learner(django_user_model):
+    return django_user_model.objects.create_user("ada", "ada@example.com", "correct-horse-battery")
+
+
+@pytest.fixture
+def instructor(django_user_model):
+    from accounts.roles import instructor_group
+
+    user = django_user_model.objects.create_user("grace", "grace@example.com", "correct-horse-battery")
+    user.groups.add(instructor_group())
+    return user
+
+
+@pytest.fixture
+def learner_client(client, learner):
+    client.force_login(learner)
+    return client
+
+
+@pytest.fixture
+def instructor_client(client, instructor):
+    client.force_login(instructor)
+    return client

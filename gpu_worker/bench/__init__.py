@@ -1,0 +1,1 @@
+"""Reproducible benchmarks: `python -m gpu_worker.bench NAME --out FILE`."""

@@ -1,0 +1,70 @@
+"""The GPU host's own Celery app, `gpu_worker`: consumes queue `gpu`, knows only the broker.
+
+Start it with `celery -A gpu_worker.celery_app worker -Q gpu --pool=solo`.
+"""
+import os
+from pathlib import Path
+
+from celery import Celery
+
+from gpu_worker.tasks import register_tasks
+
+SOFT_TIME_LIMIT = int(os.environ.get("GPU_TASK_SOFT_TIME_LIMIT", "240"))
+HARD_TIME_LIMIT = int(os.environ.get("GPU_TASK_HARD_TIME_LIMIT", "300"))
+
+
+def broker_transport_options(broker_url: str) -> dict:
+    """Filesystem folders for the embedded broker; a visibility timeout above the hard limit."""
+    if broker_url.startswith("filesystem"):
+        folder = Path(os.environ.get("CELERY_FILESYSTEM_DIR", Path.cwd() / "var" / "broker"))
+        for sub in ("queue", "control"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        return {
+            "data_folder_in": str(folder / "queue"),
+            "data_folder_out": str(folder / "queue"),
+            "control_folder": str(folder / "control"),
+            "store_processed": False,
+            "polling_interval": 0.05,
+        }
+    return {"visibility_timeout": HARD_TIME_LIMIT * 3}
+
+
+def apply_worker_settings(app: Celery) -> None:
+    """The settings CONVENTIONS.md asks of a GPU worker: one task at a time, acked late."""
+    app.conf.update(
+        worker_pool="solo",
+        task_acks_late=True,
+        worker_prefetch_multiplier=1,
+        task_reject_on_worker_lost=True,
+        task_soft_time_limit=SOFT_TIME_LIMIT,
+        task_time_limit=HARD_TIME_LIMIT,
+        worker_send_task_events=True,
+    )
+    options = dict(app.conf.broker_transport_options or {})
+    if "visibility_timeout" in options:
+        options["visibility_timeout"] = max(options["visibility_timeout"], HARD_TIME_LIMIT * 3)
+    app.conf.broker_transport_options = options
+
+
+def _result_backend(broker_url: str) -> str:
+    if broker_url.startswith("redis"):
+        return broker_url
+    folder = Path(os.environ.get("CELERY_RESULTS_DIR", Path.cwd() / "var" / "results"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"file://{folder}"
+
+
+BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+app = Celery("gpu_worker", broker=BROKER_URL)
+app.conf.update(
+    result_backend=os.environ.get("CELERY_RESULT_BACKEND") or _result_backend(BROKER_URL),
+    broker_transport_options=broker_transport_options(BROKER_URL),
+    task_default_queue="gpu",
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    result_expires=3600,
+    broker_connection_retry_on_startup=True,
+)
+apply_worker_settings(app)
+register_tasks(app)

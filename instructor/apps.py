@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class InstructorConfig(AppConfig):
+    name = "instructor"
+    verbose_name = "Instructor dashboard"

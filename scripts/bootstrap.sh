@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Create .venv if missing and install what the requirements ask for (skipped when unchanged).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3.11}
+command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv with $($PYTHON --version)"
+  "$PYTHON" -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+fi
+files=${REQUIREMENTS:-"requirements.txt requirements-worker.txt requirements-dev.txt"}
+stamp=".venv/.requirements-$(cat $files | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "==> installing requirements ($files)"
+  args=(); for f in $files; do args+=(-r "$f"); done
+  .venv/bin/pip install -q "${args[@]}"
+  rm -f .venv/.requirements-*; touch "$stamp"
+fi

@@ -1,0 +1,82 @@
+"""Start real Celery worker processes for tests, and stop them (and their children) after."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from celery import Celery
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def client_app(broker_url: str | None = None, result_backend: str | None = None) -> Celery:
+    """A bare Celery client on the given broker, configured like the worker's own app."""
+    from gpu_worker.celery_app import broker_transport_options
+
+    broker_url = broker_url or os.environ["CELERY_BROKER_URL"]
+    app = Celery("test-client", broker=broker_url)
+    app.conf.update(
+        result_backend=result_backend or os.environ["CELERY_RESULT_BACKEND"],
+        broker_transport_options=broker_transport_options(broker_url),
+        task_serializer="json", accept_content=["json"], result_serializer="json",
+    )
+    return app
+
+
+def wait_for_ping(app: Celery, process: subprocess.Popen, log: Path, timeout: float = 90) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"worker exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            return app.send_task("gpu_worker.ping", queue="gpu", expires=10).get(timeout=3)
+        except Exception:
+            continue
+    raise RuntimeError(f"worker did not answer a ping in {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+@contextmanager
+def running_worker(app_module: str, queues: str, log_dir: Path, env: dict | None = None,
+                   name: str = "test", wait: bool = True):
+    """Run `celery -A app_module worker -Q queues --pool=solo` until the block ends."""
+    log = Path(log_dir) / f"worker-{name}.log"
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", app_module, "worker", "-Q", queues, "--pool=solo",
+         "-n", f"{name}-{os.getpid()}@%h", "-l", "info", "--without-mingle", "--without-gossip"],
+        cwd=ROOT, env=full_env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        if wait:
+            app = client_app(full_env.get("CELERY_BROKER_URL"), full_env.get("CELERY_RESULT_BACKEND"))
+            wait_for_ping(app, process, log)
+        yield process
+    finally:
+        stop_process_group(process)
+
+
+def stop_process_group(process: subprocess.Popen, grace: float = 10) -> None:
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=grace)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=5)
+
+
+def purge_queues(app: Celery, *queues: str) -> None:
+    with app.connection_for_write() as conn:
+        channel = conn.default_channel
+        for queue in queues:
+            try:
+                channel.queue_purge(queue)
+            except Exception:
+                pass

@@ -1,0 +1,53 @@
+"""Production settings: refuse to start without secrets; `check --deploy` is clean."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STRONG_KEY = "k8Qz1v-Xw7!pR3m$Ls9@Tb2#Nf6^Hd4&Jc0*Ya5(Ue8)Gi-Vo3+Er7~Mn1"
+
+
+def manage(*args, **env):
+    full_env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    full_env.update(DJANGO_SETTINGS_MODULE="config.settings.prod", **env)
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env,
+                          capture_output=True, text=True)
+
+
+def test_check_deploy_reports_no_warnings():
+    result = manage("check", "--deploy", "--fail-level", "WARNING",
+                    SECRET_KEY=STRONG_KEY, ALLOWED_HOSTS="course.example.com")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_prod_refuses_to_start_without_secret_key():
+    result = manage("check", ALLOWED_HOSTS="course.example.com")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_prod_refuses_to_start_without_allowed_hosts():
+    result = manage("check", SECRET_KEY=STRONG_KEY)
+    assert result.returncode != 0
+    assert "ALLOWED_HOSTS must be set" in result.stderr
+
+
+def _compose_command() -> list[str] | None:
+    if shutil.which("docker"):
+        probe = subprocess.run(["docker", "compose", "version"], capture_output=True)
+        if probe.returncode == 0:
+            return ["docker", "compose"]
+    return ["docker-compose"] if shutil.which("docker-compose") else None
+
+
+@pytest.mark.skipif(_compose_command() is None, reason="no docker compose client")
+def test_docker_compose_config_is_valid():
+    result = subprocess.run([*_compose_command(), "config"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    for service in ("web:", "web-worker:", "gpu-worker:", "redis:", "postgres:"):
+        assert service in result.stdout
