@@ -5,4 +5,5 @@ from . import views
 app_name = "labs"
 urlpatterns = [
     path("", views.index, name="index"),
+    path("<slug:slug>/", views.detail, name="detail"),
 ]
