@@ -26,11 +26,14 @@ PORT=${PORT:-$($PY scripts/free_port.py 8000)}
 pids=()
 stop() {
   trap - INT TERM EXIT
-  echo; echo "==> stopping"
+  echo; echo "==> stopping the web server and the worker"
   for pid in "${pids[@]}"; do kill -TERM "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
+  exit "${1:-0}"
 }
-trap stop INT TERM EXIT
+trap 'stop 130' INT
+trap 'stop 143' TERM
+trap 'stop $?' EXIT
 
 setsid .venv/bin/celery -A config.celery_local worker -Q gpu,default --pool=solo -B \
   -s var/celerybeat-schedule -n "local@%h" -l "${WORKER_LOG_LEVEL:-warning}" > var/worker.log 2>&1 &
@@ -49,4 +52,5 @@ echo "==> the course is up at  http://$HOST:$PORT/"
 echo "    health:               http://$HOST:$PORT/healthz"
 echo "    logs: var/web.log, var/worker.log. Press Ctrl-C to stop."
 wait -n "${pids[@]}" || true
-echo "==> a process exited; see var/web.log and var/worker.log"
+echo "==> a process exited unexpectedly; see var/web.log and var/worker.log"
+stop 1
