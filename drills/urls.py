@@ -1,10 +1,19 @@
 from django.urls import path
 
-from . import views
+from . import mock_views, views
 
 app_name = "drills"
 urlpatterns = [
     path("", views.index, name="index"),
     path("review/", views.review, name="review"),
     path("module/<slug:module_slug>/", views.module, name="module"),
+    path("mock/", mock_views.mock_start, name="mock"),
+    path("mock/<int:pk>/", mock_views.mock_run, name="mock_run"),
+    path("mock/<int:pk>/answer/", mock_views.mock_answer, name="mock_answer"),
+    path("mock/<int:pk>/rate/", mock_views.mock_rate, name="mock_rate"),
+    path("mock/<int:pk>/finish/", mock_views.mock_finish, name="mock_finish"),
+    path("mock/<int:pk>/report/", mock_views.mock_report_page, name="mock_report"),
+    path("<slug:module_slug>/<slug:kind>/<slug:slug>/", views.drill_detail, name="drill"),
+    path("<slug:module_slug>/<slug:kind>/<slug:slug>/answer/", views.drill_answer, name="answer"),
+    path("<slug:module_slug>/card/<slug:slug>/rate/", views.card_rate, name="rate"),
 ]

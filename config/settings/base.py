@@ -120,6 +120,19 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # How long /healthz waits for a gpu worker to answer a ping.
 HEALTH_PING_TIMEOUT = float(os.environ.get("HEALTH_PING_TIMEOUT", "3"))
 
+# --- Labs (labs/services.py): submission limits and the reaper of runs that never came back.
+LABS = {
+    "MAX_SOURCE_BYTES": 64 * 1024,
+    "HOURLY_CAP": int(os.environ.get("LABS_HOURLY_CAP", "60")),  # runs and submits per learner per hour
+    "DEFAULT_WALL_S": 20.0,  # a lab's wall limit when its lab.yaml names none
+    "REAP_MARGIN_S": float(os.environ.get("LABS_REAP_MARGIN_S", "300")),  # past wall_s: re-queue or fail
+    "MAX_REQUEUES": 1,
+    "STDOUT_CHARS": 20_000,  # kept of a run's output
+}
+CELERY_BEAT_SCHEDULE = {
+    "labs-reap-stale": {"task": "labs.reap_stale", "schedule": 30.0, "options": {"queue": "default"}},
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
