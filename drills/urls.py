@@ -1,3 +1,4 @@
+"""Drill URLs: index, module, review queue, mock interview, and each exercise with its posts."""
 from django.urls import path
 
 from . import mock_views, views

@@ -11,6 +11,8 @@ from .models import Drill, Kind
 from .payload import AnswerError, read_payload
 from .rounds import new_round, read_round
 
+PLURALS = {Kind.SPOT_THE_BUG: "spot the bug", Kind.MATCH: "drag to match", Kind.QUIZ: "conceptual questions",
+           Kind.CARD: "interview cards"}
 KIND_TEMPLATES = {kind: f"drills/{kind.replace('-', '_')}.html" for kind in Kind.values}
 
 
@@ -29,7 +31,8 @@ def _module_rows(request) -> list[dict]:
     titles, counts = module_titles(), selectors.module_kind_counts()
     mastery = selectors.mastery_by_module(user=request.user)
     rows = [{"slug": slug, "title": titles.get(slug, (999, pretty_slug(slug)))[1], "order": titles.get(slug, (999,))[0],
-             "counts": [(Kind(kind).label, n) for kind, n in sorted(kinds.items())], "total": sum(kinds.values()),
+             "counts": [(PLURALS[kind] if kinds[kind] > 1 else Kind(kind).label.lower(), kinds[kind])
+                        for kind in Kind.values if kind in kinds], "total": sum(kinds.values()),
              "mastery": mastery.get(slug)} for slug, kinds in counts.items()]
     return sorted(rows, key=lambda row: (row["order"], row["slug"]))
 
@@ -84,7 +87,7 @@ def _render_exercise(request, drill: Drill, context: dict, status: int = 200):
     template = KIND_TEMPLATES[drill.kind]
     if request.htmx and request.method == "POST":
         template += "#exercise"
-    if request.user.is_authenticated:
+    if request.method == "POST" and request.user.is_authenticated:
         context["due_after"] = selectors.due_count(learner=request.user)
     return render(request, template, context, status=status)
 

@@ -1,0 +1,40 @@
+"""Spaced repetition with fsrs: every counted answer reviews the learner's card for that drill."""
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+from fsrs import Card, Rating, Scheduler
+
+from .models import Drill, ReviewCard
+
+PASSING_RATING = Rating.Good
+
+
+def scheduler() -> Scheduler:
+    """Learning steps (seconds) come from settings so a deployment (or a test) can tune them."""
+    learning = getattr(settings, "DRILLS_REVIEW_LEARNING_STEPS", (60, 600))
+    relearning = getattr(settings, "DRILLS_REVIEW_RELEARNING_STEPS", (600,))
+    return Scheduler(learning_steps=tuple(timedelta(seconds=s) for s in learning),
+                     relearning_steps=tuple(timedelta(seconds=s) for s in relearning))
+
+
+def rating_for_score(score: float) -> Rating:
+    """Auto-graded drills: all right is Good, half or more is Hard, less is Again."""
+    if score >= 1:
+        return Rating.Good
+    return Rating.Hard if score >= 0.5 else Rating.Again
+
+
+def review_record(*, learner, drill: Drill, rating: int, at: datetime | None = None) -> ReviewCard:
+    at = at or timezone.now()
+    existing = ReviewCard.objects.filter(learner=learner, drill=drill).first()
+    card = Card.from_dict(existing.card) if existing else Card()
+    card, _log = scheduler().review_card(card, Rating(rating), review_datetime=at)
+    fields = {"card": card.to_dict(), "due": card.due, "last_rating": int(rating),
+              "passing": rating >= PASSING_RATING, "reviewed_at": at}
+    if existing:
+        for name, value in fields.items():
+            setattr(existing, name, value)
+        existing.save(update_fields=list(fields))
+        return existing
+    return ReviewCard.objects.create(learner=learner, drill=drill, **fields)

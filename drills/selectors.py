@@ -1,0 +1,87 @@
+"""Reads: what is due, mastery per module, and a learner's own attempts. Other apps call these."""
+from collections import defaultdict
+from datetime import datetime
+
+from django.db.models import Count, Max, QuerySet
+from django.utils import timezone
+
+from .models import Attempt, Drill, ReviewCard
+
+
+def active_drills() -> QuerySet[Drill]:
+    return Drill.objects.filter(retired=False)
+
+
+def drills_due_for(*, learner, now: datetime | None = None) -> QuerySet[Drill]:
+    """Drills whose review card is due, soonest first; each carries `due` from its card."""
+    now = now or timezone.now()
+    return (active_drills().filter(review_cards__learner=learner, review_cards__due__lte=now)
+            .annotate(due=Max("review_cards__due")).order_by("due", "pk"))
+
+
+def due_count(*, learner) -> int:
+    return ReviewCard.objects.filter(learner=learner, due__lte=timezone.now(), drill__retired=False).count()
+
+
+def _module_sizes() -> dict[str, int]:
+    return dict(active_drills().values("module_slug").annotate(n=Count("pk")).values_list("module_slug", "n"))
+
+
+def mastery_for_users(*, user_ids) -> dict[tuple[int, str], float]:
+    """Share of each module's active drills whose latest review passed, for every user and module (2 queries)."""
+    sizes = _module_sizes()
+    user_ids = list(user_ids)
+    passing = (ReviewCard.objects.filter(learner_id__in=user_ids, passing=True, drill__retired=False)
+               .values("learner_id", "drill__module_slug").annotate(n=Count("pk"))
+               .values_list("learner_id", "drill__module_slug", "n"))
+    result = {(user_id, slug): 0.0 for user_id in user_ids for slug in sizes}
+    for user_id, slug, n in passing:
+        result[(user_id, slug)] = round(n / sizes[slug], 4)
+    return result
+
+
+def mastery_by_module(*, user) -> dict[str, float]:
+    if not getattr(user, "is_authenticated", False):
+        return {}
+    return {slug: share for (_user_id, slug), share in mastery_for_users(user_ids=[user.pk]).items()}
+
+
+def attempts_for(*, user) -> QuerySet[Attempt]:
+    """Only this user's attempts, newest first, with their drill."""
+    return Attempt.objects.filter(learner=user).select_related("drill")
+
+
+def last_attempt_at(*, user_ids) -> dict[int, datetime]:
+    rows = Attempt.objects.filter(learner_id__in=list(user_ids)).values("learner_id").annotate(last=Max("created_at"))
+    return {row["learner_id"]: row["last"] for row in rows}
+
+
+def module_kind_counts() -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = defaultdict(dict)
+    for slug, kind, n in active_drills().values("module_slug", "kind").annotate(n=Count("pk")).values_list(
+            "module_slug", "kind", "n"):
+        counts[slug][kind] = n
+    return dict(counts)
+
+
+def module_drills(*, module_slug: str) -> list[Drill]:
+    return list(active_drills().filter(module_slug=module_slug).only(
+        "pk", "module_slug", "kind", "slug", "title", "section", "topic", "order"))
+
+
+def review_states(*, learner, drill_ids) -> dict[int, ReviewCard]:
+    if not getattr(learner, "is_authenticated", False):
+        return {}
+    return {card.drill_id: card for card in ReviewCard.objects.filter(learner=learner, drill_id__in=list(drill_ids))}
+
+
+def drill_by_slug(*, module_slug: str, kind: str, slug: str) -> Drill | None:
+    return active_drills().filter(module_slug=module_slug, kind=kind, slug=slug).first()
+
+
+def open_card_attempt(*, learner, drill: Drill, attempt_id) -> Attempt | None:
+    """The learner's own unrated attempt on this card, or None (never another learner's)."""
+    try:
+        return Attempt.objects.get(pk=int(attempt_id), learner=learner, drill=drill, rating__isnull=True)
+    except (Attempt.DoesNotExist, TypeError, ValueError):
+        return None
