@@ -37,6 +37,9 @@ def register_tasks(app) -> None:
     def run_lab(submission_id: int, lab: str, mode: str, source: str) -> dict:
         from gpu_worker.labs import run_lab as grade
 
+        # Tell the web side the run has started (the worker never touches its database).
+        app.send_task("labs.mark_running", args=[submission_id, socket.gethostname()], queue="default")
+
         result = grade(submission_id=submission_id, lab=lab, mode=mode, source=source)
         result.setdefault("worker", worker_info())
         return result

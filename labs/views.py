@@ -41,7 +41,8 @@ def submission(request, pk):
                                             is_instructor=is_instructor(request.user))
     if found is None:
         raise Http404("No such submission.")
-    context = {"submission": found, "view": selectors.result_for_learner(found) if found.is_done else None}
+    context = {"submission": found, "view": selectors.result_for_learner(found) if found.is_done else None,
+               "ahead": None if found.is_done else selectors.runs_ahead_of(found)}
     if not request.htmx:
         return render(request, "labs/submission.html", context)
     response = render(request, "labs/submission.html#outcome", context)

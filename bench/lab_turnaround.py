@@ -1,0 +1,152 @@
+"""Submit each lab's reference solution through a real worker and broker; p50/p95 from submit to result.
+
+`python -m bench.lab_turnaround [--repeats N] [--labs kv-sizing,...] [--out FILE]`. Beside it, the floor
+measured in the same run: a bare sandboxed `python -c "import torch"` (gpu_worker.sandbox), as a ratio.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "gpu_worker" / "graders" / "fixtures"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summary(values: list[float]) -> dict:
+    return {"n": len(values), "p50_s": round(statistics.median(values), 3), "p95_s": round(percentile(values, 95), 3),
+            "min_s": round(min(values), 3), "max_s": round(max(values), 3)}
+
+
+def sandboxed_import_torch_s() -> float:
+    """Seconds for `python -c "import torch"` started, isolated and limited exactly as learner code is."""
+    from gpu_worker.sandbox import Limits, isolation
+    from gpu_worker.sandbox.process import SandboxProcess
+
+    class BareImport(SandboxProcess):
+        def _command(self, to_child, from_child):
+            argv = [str(Path(sys.prefix) / "bin" / "python"), "-E", "-s", "-B", "-c", "import torch"]
+            if self.level == "bubblewrap":
+                return isolation.bwrap_command(argv, self.limits, self.env, {})
+            return argv
+
+    process = BareImport([], Limits())
+    started = time.monotonic()
+    for fd in process.start():
+        os.close(fd)
+    exit = process.finish()
+    if exit.returncode != 0:
+        raise RuntimeError(f"sandboxed import torch failed ({exit.returncode}): {process.stdout_text()[-500:]}")
+    return time.monotonic() - started
+
+
+def setup_django(folder: Path) -> None:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+    os.environ["DATABASE_URL"] = f"sqlite:///{folder / 'bench.sqlite3'}"
+    os.environ.setdefault("LABS_HOURLY_CAP", "1000000")
+    import testing.services  # noqa: F401  - finds (or starts) Redis, else the filesystem broker
+
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def ensure_labs(slugs: list[str]) -> None:
+    from django.core.management import CommandError, call_command
+
+    from labs.content import CONTENT_DIR
+    from labs.models import Lab
+
+    if CONTENT_DIR.is_dir():
+        try:
+            call_command("load_labs", verbosity=0)
+        except CommandError as error:  # the bench needs only the rows, not the statements
+            print(f"load_labs failed ({error}); using bare lab rows", file=sys.stderr)
+    for slug in slugs:
+        Lab.objects.get_or_create(slug=slug, defaults={"title": slug, "module_slug": "bench"})
+
+
+def time_submission(learner, lab, source: str, timeout: float = 300) -> tuple[float, str]:
+    """Seconds from submission_create to the row the page polls showing `done`, and the verdict."""
+    from labs.models import Submission
+    from labs.services import submission_create
+
+    started = time.monotonic()
+    submission = submission_create(learner=learner, lab=lab, mode="submit", source=source)
+    while time.monotonic() - started < timeout:
+        row = Submission.objects.filter(pk=submission.pk).values("status", "verdict").get()
+        if row["status"] == "done":
+            return time.monotonic() - started, row["verdict"]
+        time.sleep(0.02)
+    raise TimeoutError(f"{lab.slug}: no result in {timeout} s")
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=8)
+    parser.add_argument("--labs", default="", help="comma-separated slugs (default: every lab with a reference)")
+    parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    args = parser.parse_args(argv)
+    available = sorted(path.parent.name for path in FIXTURES.glob("*/reference.py"))
+    slugs = [slug for slug in args.labs.split(",") if slug] or available
+
+    folder = Path(tempfile.mkdtemp(prefix="lab-turnaround-"))
+    setup_django(folder)
+    from django.contrib.auth import get_user_model
+
+    from labs.models import Lab
+    from testing.workers import client_app, purge_queues, running_worker
+
+    ensure_labs(slugs)
+    learner = get_user_model().objects.create_user("bench-learner")
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": os.environ["DATABASE_URL"]}
+    purge_queues(client_app(), "gpu", "default")
+    report = {"broker": os.environ["CELERY_BROKER_URL"].split("://")[0], "repeats": args.repeats, "labs": {}}
+    with running_worker("config.celery_local", "gpu,default", folder, env=env, name="bench"):
+        sandboxed_import_torch_s()  # warm the page cache like the worker's first run does
+        floor = [sandboxed_import_torch_s() for _ in range(args.repeats)]
+        report["floor"] = summary(floor)
+        for slug in slugs:
+            lab, source = Lab.objects.get(slug=slug), (FIXTURES / slug / "reference.py").read_text()
+            time_submission(learner, lab, source)  # warm-up, not counted
+            times, verdicts = [], set()
+            for _ in range(args.repeats):
+                seconds, verdict = time_submission(learner, lab, source)
+                times.append(seconds)
+                verdicts.add(verdict)
+            figures = summary(times)
+            figures.update(verdicts=sorted(verdicts),
+                           p50_over_floor=round(figures["p50_s"] / report["floor"]["p50_s"], 2),
+                           p95_over_floor=round(figures["p95_s"] / report["floor"]["p50_s"], 2))
+            report["labs"][slug] = figures
+    print_report(report)
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2))
+    return report
+
+
+def print_report(report: dict) -> None:
+    floor = report["floor"]
+    print(f"broker {report['broker']}, {report['repeats']} submissions per lab, submit -> result in the database")
+    print(f"{'':32}{'p50 s':>8}{'p95 s':>8}{'p50/floor':>11}{'p95/floor':>11}  verdicts")
+    print(f"{'floor: sandboxed import torch':<32}{floor['p50_s']:>8.3f}{floor['p95_s']:>8.3f}"
+          f"{1.0:>11.2f}{floor['p95_s'] / floor['p50_s']:>11.2f}")
+    for slug, figures in report["labs"].items():
+        print(f"{slug:<32}{figures['p50_s']:>8.3f}{figures['p95_s']:>8.3f}{figures['p50_over_floor']:>11.2f}"
+              f"{figures['p95_over_floor']:>11.2f}  {', '.join(figures['verdicts'])}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()

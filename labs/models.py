@@ -1,0 +1,101 @@
+"""The lab catalogue and learners' submissions with their graded results."""
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+class Lab(models.Model):
+    """One lab, loaded from labs/content/<slug>/ by `manage.py load_labs`."""
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    module_slug = models.SlugField(help_text="The course module this lab belongs to.")
+    order = models.PositiveIntegerField(default=0)
+    summary = models.TextField(blank=True)
+    statement_html = models.TextField(blank=True)
+    contract = models.TextField(blank=True)
+    starter_code = models.TextField(blank=True)
+    limits = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["order", "slug"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("labs:detail", args=[self.slug])
+
+    @property
+    def wall_s(self) -> float:
+        """How long one run may take in the sandbox (the worker's default when the lab names none)."""
+        return float(self.limits.get("wall_s", settings.LABS["DEFAULT_WALL_S"]))
+
+
+class Submission(models.Model):
+    class Mode(models.TextChoices):
+        RUN = "run", "Run"
+        SUBMIT = "submit", "Submit"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+
+    VERDICTS = ("accepted", "wrong_answer", "time_limit", "memory_limit", "runtime_error",
+                "compile_error", "rejected", "internal_error")
+
+    learner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_submissions")
+    lab = models.ForeignKey(Lab, on_delete=models.PROTECT, related_name="submissions")
+    mode = models.CharField(max_length=8, choices=Mode.choices)
+    source = models.TextField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    verdict = models.CharField(max_length=16, blank=True)
+    message = models.TextField(blank=True)
+    score = models.FloatField(null=True, blank=True)
+    max_score = models.FloatField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    worker_host = models.CharField(max_length=200, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=1, help_text="How many times it was sent to a worker.")
+    regrade_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="regrades")
+    created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(auto_now_add=True, help_text="When it was last sent to a worker.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["learner", "lab", "-created_at"], name="labs_sub_learner_lab"),
+            models.Index(fields=["lab", "mode", "status"], name="labs_sub_lab_mode_status"),
+            models.Index(fields=["status", "queued_at"], name="labs_sub_status_queued"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(mode__in=["run", "submit"]), name="labs_sub_mode_valid"),
+            models.CheckConstraint(condition=models.Q(status__in=["queued", "running", "done"]),
+                                   name="labs_sub_status_valid"),
+            # One waiting run per learner per lab (regrades by an instructor do not count).
+            models.UniqueConstraint(fields=["learner", "lab"], name="labs_sub_one_waiting_per_lab",
+                                    condition=models.Q(status__in=["queued", "running"], regrade_of__isnull=True)),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.lab_id} {self.mode} by {self.learner_id}: {self.status} {self.verdict}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("labs:submission", args=[self.pk])
+
+    @property
+    def is_done(self) -> bool:
+        return self.status == self.Status.DONE
+
+    @property
+    def is_scored(self) -> bool:
+        return self.mode == self.Mode.SUBMIT and self.score is not None
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.finished_at is None:
+            return None
+        return (self.finished_at - self.created_at).total_seconds()

@@ -1,0 +1,126 @@
+"""Reads for labs: the catalogue, learners' submissions and best scores, the queue (also for `instructor`)."""
+from django.db.models import Min, QuerySet
+from django.utils import timezone
+
+from labs.models import Lab, Submission
+
+Status = Submission.Status
+
+
+def lab_list() -> QuerySet[Lab]:
+    return Lab.objects.order_by("order", "slug")
+
+
+def lab_get(*, slug: str) -> Lab:
+    return Lab.objects.get(slug=slug)
+
+
+def submissions_for(*, user_ids=None, lab_slug: str | None = None) -> QuerySet[Submission]:
+    """Every submission (newest first), optionally for some learners and one lab; regrades included."""
+    rows = Submission.objects.select_related("lab", "learner").defer("source", "result")
+    if user_ids is not None:
+        rows = rows.filter(learner_id__in=list(user_ids))
+    if lab_slug is not None:
+        rows = rows.filter(lab__slug=lab_slug)
+    return rows.order_by("-created_at", "-id")
+
+
+def learner_history(*, learner, lab: Lab, limit: int = 50) -> QuerySet[Submission]:
+    return (Submission.objects.filter(learner=learner, lab=lab).defer("source", "result")
+            .order_by("-created_at", "-id")[:limit])
+
+
+def submission_visible_to(*, user, submission_id: int, is_instructor: bool) -> Submission | None:
+    """The submission when `user` owns it (or is an instructor); None otherwise, so callers answer 404."""
+    rows = Submission.objects.select_related("lab", "learner")
+    if not is_instructor:
+        rows = rows.filter(learner=user)
+    return rows.filter(pk=submission_id).first()
+
+
+def best_scores(*, user_ids, lab_slugs=None) -> dict:
+    """{(user_id, lab_slug): {"score", "max_score", "submitted_at", "submission_id"}} over scored submits.
+
+    A regraded submission counts with its newest finished regrade's score (`submission_id` is the row
+    whose score counts); `submitted_at` is when the learner submitted. Ties keep the earliest submission."""
+    rows = (Submission.objects.filter(learner_id__in=list(user_ids), mode=Submission.Mode.SUBMIT,
+                                      status=Status.DONE, score__isnull=False)
+            .values("id", "learner_id", "lab__slug", "score", "max_score", "created_at", "regrade_of_id",
+                    "finished_at"))
+    if lab_slugs is not None:
+        rows = rows.filter(lab__slug__in=list(lab_slugs))
+    rows = list(rows)
+    originals = {row["id"]: row for row in rows if row["regrade_of_id"] is None}
+    missing = {row["regrade_of_id"] for row in rows if row["regrade_of_id"]} - set(originals)
+    submitted_at = dict(Submission.objects.filter(pk__in=missing).values_list("id", "created_at"))
+    submitted_at.update({pk: row["created_at"] for pk, row in originals.items()})
+    counted: dict[int, dict] = {}  # original id -> the row whose score counts
+    for row in sorted(rows, key=lambda r: (r["finished_at"], r["id"])):
+        root = row["regrade_of_id"] or row["id"]
+        if row["regrade_of_id"] or root not in counted:
+            counted[root] = row
+    best: dict = {}
+    for root, row in sorted(counted.items(), key=lambda item: submitted_at.get(item[0]) or item[1]["created_at"]):
+        key = (row["learner_id"], row["lab__slug"])
+        if key not in best or row["score"] > best[key]["score"]:
+            best[key] = {"score": row["score"], "max_score": row["max_score"],
+                         "submitted_at": submitted_at.get(root, row["created_at"]), "submission_id": row["id"]}
+    return best
+
+
+def runs_ahead_of(submission: Submission) -> int:
+    """How many waiting runs were sent before this one (what the worker serves first)."""
+    return Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING],
+                                     queued_at__lt=submission.queued_at).count()
+
+
+def queue_stats() -> dict:
+    """{"queued", "running", "oldest_queued_age_s"} over every waiting run (None when none is queued)."""
+    waiting = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
+    queued = waiting.filter(status=Status.QUEUED)
+    oldest = queued.aggregate(oldest=Min("created_at"))["oldest"]
+    return {"queued": queued.count(), "running": waiting.filter(status=Status.RUNNING).count(),
+            "oldest_queued_age_s": round((timezone.now() - oldest).total_seconds(), 1) if oldest else None}
+
+
+def result_for_learner(submission: Submission) -> dict:
+    """The parts of the result JSON a learner may see: hidden tests lose their message (and inputs)."""
+    result = submission.result or {}
+    tests = []
+    for test in result.get("tests") or []:
+        if not isinstance(test, dict):
+            continue
+        public = test.get("visibility") == "public"
+        tests.append({"name": test.get("name", ""), "visibility": "public" if public else "hidden",
+                      "passed": test.get("passed"), "score": test.get("score"), "max_score": test.get("max_score"),
+                      "message": str(test.get("message") or "") if public else ""})
+    plots = [plot for plot in result.get("plots") or [] if isinstance(plot, dict) and isinstance(plot.get("figure"), dict)]
+    metrics = result.get("metrics") if isinstance(result.get("metrics"), dict) else {}
+    counts = {kind: (sum(1 for t in tests if t["visibility"] == kind and t["passed"]),
+                     sum(1 for t in tests if t["visibility"] == kind)) for kind in ("public", "hidden")}
+    return {"tests": tests, "counts": counts, "plots": plots, "metrics": metrics, "stdout": str(result.get("stdout") or ""),
+            "worker": result.get("worker") if isinstance(result.get("worker"), dict) else {}}
+
+
+def lab_overview(*, learner) -> list[dict]:
+    """Each lab with the learner's status ("not started", "tried", "waiting", "solved") and best score."""
+    labs = list(lab_list())
+    if not learner.is_authenticated:
+        return [{"lab": lab, "status": "", "best": None} for lab in labs]
+    best = best_scores(user_ids=[learner.pk])
+    touched = set(Submission.objects.filter(learner=learner).values_list("lab_id", flat=True).order_by().distinct())
+    waiting = set(Submission.objects.filter(learner=learner, status__in=[Status.QUEUED, Status.RUNNING])
+                  .values_list("lab_id", flat=True).order_by())
+    overview = []
+    for lab in labs:
+        score = best.get((learner.pk, lab.slug))
+        if lab.pk in waiting:
+            status = "waiting"
+        elif score and score["max_score"] and score["score"] >= score["max_score"]:
+            status = "solved"
+        elif lab.pk in touched:
+            status = "tried"
+        else:
+            status = "not started"
+        overview.append({"lab": lab, "status": status, "best": score})
+    return overview

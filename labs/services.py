@@ -1,0 +1,136 @@
+"""Writes for labs: create and regrade submissions, ingest results from the worker, reap lost runs."""
+import logging
+from datetime import timedelta
+
+from celery import current_app, signature
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from labs.models import Lab, Submission
+
+log = logging.getLogger(__name__)
+Status = Submission.Status
+
+
+class SubmissionRefused(Exception):
+    """A submission the limits refuse; the message is shown to the learner as is."""
+
+
+def check_source(source) -> str:
+    """The source as text, or SubmissionRefused with a plain message (bytes must be UTF-8)."""
+    limit = settings.LABS["MAX_SOURCE_BYTES"]
+    if isinstance(source, bytes):
+        if len(source) > limit:
+            raise SubmissionRefused(f"Your code is {len(source):,} bytes; the limit is {limit // 1024} KB.")
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError:
+            raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+    if not isinstance(source, str):
+        raise SubmissionRefused("No code was sent.")
+    source = source.replace("\r\n", "\n")  # browsers post a textarea's lines with CRLF
+    if "\ufffd" in source or "\x00" in source:  # what a form decoder leaves of bytes that were not UTF-8
+        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+    size = len(source.encode("utf-8", errors="surrogatepass"))
+    if size > limit:
+        raise SubmissionRefused(f"Your code is {size:,} bytes; the limit is {limit // 1024} KB.")
+    if not source.strip():
+        raise SubmissionRefused("Your code is empty; write the functions the contract asks for first.")
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+    return source
+
+
+def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
+    """A queued submission sent to the GPU worker once the transaction commits; SubmissionRefused if not allowed."""
+    if mode not in Submission.Mode.values:
+        raise SubmissionRefused(f"Unknown mode {mode!r}; use Run or Submit.")
+    source = check_source(source)
+    waiting = Submission.objects.filter(learner=learner, lab=lab, status__in=[Status.QUEUED, Status.RUNNING],
+                                        regrade_of__isnull=True)
+    if waiting.exists():
+        raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
+    cap = settings.LABS["HOURLY_CAP"]
+    hour_ago = timezone.now() - timedelta(hours=1)
+    if Submission.objects.filter(learner=learner, created_at__gte=hour_ago, regrade_of__isnull=True).count() >= cap:
+        raise SubmissionRefused(f"You have used your {cap} runs for this hour; try again a little later.")
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(learner=learner, lab=lab, mode=mode, source=source)
+    except IntegrityError:  # a second request raced past the check above
+        raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
+    transaction.on_commit(lambda: enqueue(submission), robust=True)  # broker down: the reaper retries
+    return submission
+
+
+def submission_regrade(*, submission: Submission) -> Submission:
+    """A new submission with the same source, marked as a regrade of the original; history keeps both."""
+    original = submission.regrade_of or submission
+    regrade = Submission.objects.create(learner=original.learner, lab=original.lab, mode=original.mode,
+                                        source=original.source, regrade_of=original)
+    transaction.on_commit(lambda: enqueue(regrade), robust=True)
+    return regrade
+
+
+def enqueue(submission: Submission) -> None:
+    current_app.send_task(
+        "gpu_worker.run_lab",
+        kwargs={"submission_id": submission.pk, "lab": submission.lab.slug, "mode": submission.mode,
+                "source": submission.source},
+        queue="gpu",
+        link=signature("labs.ingest_result", queue="default"),
+    )
+
+
+def submission_mark_running(*, submission_id: int, worker_host: str = "") -> bool:
+    """Queued becomes running (a worker picked it up); anything else is left alone."""
+    changed = Submission.objects.filter(pk=submission_id, status=Status.QUEUED).update(
+        status=Status.RUNNING, started_at=timezone.now(), worker_host=str(worker_host)[:200])
+    return bool(changed)
+
+
+def result_ingest(*, result: dict) -> bool:
+    """Record a worker's result JSON. Idempotent: only the first result for a submission changes it."""
+    try:
+        submission_id = int(result["submission_id"])
+    except (KeyError, TypeError, ValueError):
+        log.error("labs: result without a submission id ignored: %r", str(result)[:300])
+        return False
+    fields = _fields_from_result(result)
+    changed = Submission.objects.filter(pk=submission_id).exclude(status=Status.DONE).update(**fields)
+    if not changed:
+        log.info("labs: result for submission %s ignored (done already or unknown)", submission_id)
+    return bool(changed)
+
+
+def _fields_from_result(result: dict) -> dict:
+    now = timezone.now()
+    verdict = result.get("verdict")
+    message = str(result.get("message") or "")
+    if verdict not in Submission.VERDICTS:
+        message = f"The worker sent an unknown verdict {verdict!r}. {message}".strip()
+        verdict = "internal_error"
+    scored = result.get("mode") == Submission.Mode.SUBMIT
+    stored = dict(result)
+    stored["stdout"] = _capped(str(result.get("stdout") or ""), settings.LABS["STDOUT_CHARS"])
+    worker = result.get("worker") if isinstance(result.get("worker"), dict) else {}
+    grade_s = (result.get("metrics") or {}).get("grade_s") if isinstance(result.get("metrics"), dict) else None
+    started = now - timedelta(seconds=float(grade_s)) if isinstance(grade_s, (int, float)) else None
+    return {"status": Status.DONE, "verdict": verdict, "message": message[:5000],
+            "score": _number(result.get("score")) if scored else None,
+            "max_score": _number(result.get("max_score")) if scored else None,
+            "result": stored, "worker_host": str(worker.get("host") or "")[:200], "finished_at": now,
+            **({"started_at": Coalesce(F("started_at"), Value(started))} if started else {})}
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _capped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "\n... (output truncated)"

@@ -1,0 +1,71 @@
+"""Factories for labs tests: a kv-sizing lab and submissions in any state."""
+import factory
+from django.contrib.auth import get_user_model
+
+from labs.models import Lab, Submission
+
+KV_STARTER = '''def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
+    raise NotImplementedError
+
+
+def num_gpu_blocks(gpu_memory_bytes, gpu_memory_utilization, weight_bytes, activation_bytes,
+                   block_size, bytes_per_token) -> int:
+    raise NotImplementedError
+
+
+def max_concurrent_seqs(num_blocks, block_size, seq_len) -> int:
+    raise NotImplementedError
+'''
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+
+    username = factory.Sequence(lambda n: f"learner{n}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
+
+
+class LabFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Lab
+        django_get_or_create = ("slug",)
+
+    slug = "kv-sizing"
+    title = "KV cache sizing"
+    module_slug = "kv-cache"
+    order = 1
+    summary = "How many bytes a token costs, and how many sequences fit."
+    statement_html = "<p>Size the KV cache.</p>"
+    contract = "def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int\n"
+    starter_code = KV_STARTER
+    limits = {"wall_s": 20.0}
+
+
+class SubmissionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Submission
+
+    learner = factory.SubFactory(UserFactory)
+    lab = factory.SubFactory(LabFactory)
+    mode = "submit"
+    source = "def f():\n    return 1\n"
+    status = "queued"
+
+
+def result_json(submission_id: int, mode: str = "submit", verdict: str = "accepted", score: float = 1.0) -> dict:
+    """A result as the worker sends it (see ARCHITECTURE.md), with one public and one hidden test."""
+    return {
+        "submission_id": submission_id, "lab": "kv-sizing", "mode": mode, "verdict": verdict,
+        "score": score if mode == "submit" else None, "max_score": 1.0 if mode == "submit" else None,
+        "message": "", "metrics": {"device": "cpu", "grade_s": 0.5},
+        "tests": [
+            {"name": "kv-llama3-8b-fp16", "visibility": "public", "passed": True, "score": 0.5, "max_score": 0.5,
+             "message": "public says 131072"},
+            {"name": "hidden-gqa-3", "visibility": "hidden", "passed": verdict == "accepted", "score": 0.5,
+             "max_score": 0.5, "message": "SECRET expected 98304"},
+        ],
+        "plots": [{"title": "KV per sequence", "figure": {"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4]}],
+                                                           "layout": {"title": {"text": "KV"}}}}],
+        "stdout": "hello from the learner\n", "worker": {"host": "gpu-host-1", "torch": "2.13.0"},
+    }

@@ -1,0 +1,115 @@
+"""End to end with Redis and the real `make run` worker: the page, duplicate delivery, a killed worker."""
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from celery import signature
+from django.db import connection
+from playwright.sync_api import expect
+
+from labs.models import Submission
+from labs.reaper import submissions_reap_stale
+from labs.services import submission_create
+from labs.tests.factories import LabFactory
+from testing.workers import client_app, running_worker
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+REFERENCE = (Path(__file__).resolve().parents[2] / "gpu_worker" / "graders" / "fixtures" / "kv-sizing"
+             / "reference.py").read_text()
+
+
+def wait_until_done(submission: Submission, timeout: float = 90) -> Submission:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        submission.refresh_from_db()
+        if submission.is_done:
+            return submission
+        time.sleep(0.2)
+    raise AssertionError(f"submission {submission.pk} still {submission.status} after {timeout} s")
+
+
+@pytest.mark.browser
+def test_submit_from_the_page_shows_verdict_and_plot(redis_url, local_worker, live_server, page, learner):
+    LabFactory()
+    page.goto(f"{live_server.url}/accounts/login/?next=/labs/kv-sizing/")
+    page.get_by_label("Username").fill("ada")
+    page.get_by_label("Password").fill("correct-horse-battery")
+    page.get_by_role("button", name="Log in").click()
+    editor = page.locator(".cm-content")
+    expect(editor).to_contain_text("raise NotImplementedError")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.type("# typed in the editor\n")
+    page.keyboard.insert_text(REFERENCE)  # a paste: the editor's auto-indent would reflow typed lines
+    page.get_by_role("button", name="Submit").click()
+
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Submit #")
+    expect(page.locator("#verdict")).to_have_text("accepted", timeout=90_000)
+    expect(page.locator("#score")).to_have_text("1.00 / 1.00")
+    expect(page.locator(".plot .main-svg").first).to_be_visible(timeout=15_000)  # drawn by plotly
+    submission = Submission.objects.get()
+    assert submission.source.startswith("# typed in the editor\n") and "max(0, free //" in submission.source
+    assert (submission.status, submission.verdict, submission.score) == ("done", "accepted", 1.0)
+
+
+def test_the_same_result_delivered_twice_is_ingested_once(redis_url, local_worker, learner):
+    lab = LabFactory()
+    submission = wait_until_done(submission_create(learner=learner, lab=lab, mode="submit", source=REFERENCE))
+    assert (submission.verdict, submission.score) == ("accepted", 1.0)
+    snapshot = (submission.finished_at, submission.result, submission.worker_host)
+
+    app = client_app()
+    again = app.send_task("labs.ingest_result", args=[submission.result], queue="default")
+    assert again.get(timeout=30) is False
+    # The whole run delivered a second time (as a broker redelivery would): graded again, ingested never.
+    link = signature("labs.ingest_result", queue="default", app=app)
+    link.freeze()
+    app.send_task("gpu_worker.run_lab", queue="gpu", link=link,
+                  kwargs={"submission_id": submission.pk, "lab": "kv-sizing", "mode": "submit",
+                          "source": "def kv_bytes_per_token(config, dtype_bytes):\n    return 0\n"})
+    assert app.AsyncResult(link.id).get(timeout=60) is False
+    submission.refresh_from_db()
+    assert (submission.verdict, submission.score) == ("accepted", 1.0)
+    assert (submission.finished_at, submission.result, submission.worker_host) == snapshot
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    return (f"postgres://{db['USER'] or ''}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+            f"{db['PORT'] or 5432}/{db['NAME']}")
+
+
+def _wait_for_log(log: Path, words: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if words in log.read_text(errors="replace"):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{words!r} never appeared in {log}:\n{log.read_text()[-2000:]}")
+
+
+def test_a_worker_killed_mid_run_loses_no_submission(redis_url, local_worker, learner, tmp_path, settings):
+    settings.LABS = {**settings.LABS, "REAP_MARGIN_S": 1.0}
+    lab = LabFactory(limits={"wall_s": 2})  # the web side's idea of the limit, for the reaper
+    slow = "import time\ntime.sleep(4)\n" + REFERENCE
+    submission = submission_create(learner=learner, lab=lab, mode="submit", source=slow)
+    _wait_for_log(tmp_path / "worker-local.log", "Task gpu_worker.run_lab[")
+    time.sleep(1.0)  # inside the sandbox now, sleeping
+    os.killpg(local_worker.pid, signal.SIGKILL)
+    local_worker.wait(timeout=10)
+    submission.refresh_from_db()
+    assert submission.status == "queued" and submission.attempts == 1  # lost with the worker
+
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": _database_url()}
+    with running_worker("config.celery_local", "gpu,default", tmp_path, env=env, name="restarted"):
+        deadline = time.monotonic() + 30
+        while submissions_reap_stale()["requeued"] == 0:  # what beat does every 30 s
+            assert time.monotonic() < deadline, "the reaper never re-queued the lost run"
+            time.sleep(0.5)
+        submission = wait_until_done(submission)
+    assert (submission.verdict, submission.score, submission.attempts) == ("accepted", 1.0, 2)

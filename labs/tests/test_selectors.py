@@ -1,0 +1,75 @@
+"""Selectors the instructor app reads: best scores (regrades win), submissions, queue stats."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from labs import selectors
+from labs.models import Submission
+from labs.tests.factories import LabFactory, SubmissionFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _done(learner, lab, score, mode="submit", **extra):
+    return SubmissionFactory(learner=learner, lab=lab, mode=mode, status="done", verdict="wrong_answer",
+                             score=score, max_score=1.0, finished_at=timezone.now(), **extra)
+
+
+def test_best_scores_take_the_best_submit_only():
+    ada, bob = UserFactory(), UserFactory()
+    kv, sched = LabFactory(), LabFactory(slug="scheduler")
+    _done(ada, kv, 0.4)
+    best = _done(ada, kv, 0.9)
+    _done(ada, kv, 0.6)
+    _done(ada, kv, None, mode="run")
+    SubmissionFactory(learner=ada, lab=sched)  # queued: no score yet
+    _done(bob, sched, 0.3)
+    scores = selectors.best_scores(user_ids=[ada.pk, bob.pk])
+    assert set(scores) == {(ada.pk, "kv-sizing"), (bob.pk, "scheduler")}
+    assert scores[(ada.pk, "kv-sizing")]["score"] == 0.9
+    assert scores[(ada.pk, "kv-sizing")]["submission_id"] == best.pk
+    assert scores[(ada.pk, "kv-sizing")]["max_score"] == 1.0
+    assert selectors.best_scores(user_ids=[ada.pk, bob.pk], lab_slugs=["scheduler"]).keys() == {(bob.pk, "scheduler")}
+
+
+def test_newest_regrade_wins_even_when_lower():
+    ada, kv = UserFactory(), LabFactory()
+    original = _done(ada, kv, 1.0)
+    first = _done(ada, kv, 0.5, regrade_of=original)
+    newest = _done(ada, kv, 0.25, regrade_of=original)
+    Submission.objects.filter(pk=first.pk).update(finished_at=timezone.now() - timedelta(minutes=5))
+    [(key, value)] = selectors.best_scores(user_ids=[ada.pk]).items()
+    assert value["score"] == 0.25 and value["submission_id"] == newest.pk
+    assert value["submitted_at"] == original.created_at
+
+
+def test_a_regrade_waiting_keeps_the_old_score():
+    ada, kv = UserFactory(), LabFactory()
+    original = _done(ada, kv, 0.7)
+    SubmissionFactory(learner=ada, lab=kv, regrade_of=original)
+    assert selectors.best_scores(user_ids=[ada.pk])[(ada.pk, "kv-sizing")]["score"] == 0.7
+
+
+def test_submissions_for_filters(django_assert_num_queries):
+    ada, bob = UserFactory(), UserFactory()
+    kv, sched = LabFactory(), LabFactory(slug="scheduler")
+    SubmissionFactory(learner=ada, lab=kv, status="done")
+    SubmissionFactory(learner=bob, lab=sched)
+    with django_assert_num_queries(1):
+        rows = list(selectors.submissions_for(user_ids=[ada.pk]))
+        assert [(row.learner.username, row.lab.slug) for row in rows] == [(ada.username, "kv-sizing")]
+    assert selectors.submissions_for(lab_slug="scheduler").get().learner == bob
+    assert selectors.submissions_for().count() == 2
+
+
+def test_queue_stats():
+    assert selectors.queue_stats() == {"queued": 0, "running": 0, "oldest_queued_age_s": None}
+    old = SubmissionFactory()
+    Submission.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(seconds=42))
+    SubmissionFactory(lab=LabFactory(slug="scheduler"))
+    SubmissionFactory(status="running")
+    SubmissionFactory(status="done")
+    stats = selectors.queue_stats()
+    assert (stats["queued"], stats["running"]) == (2, 1)
+    assert 41 <= stats["oldest_queued_age_s"] < 60

@@ -1,0 +1,157 @@
+"""Lab pages: list, detail with the editor, Run/Submit with bad input, submission page and its polling."""
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from labs.models import Submission
+from labs.services import result_ingest
+from labs.tests.factories import LabFactory, SubmissionFactory, UserFactory, result_json
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def lab():
+    return LabFactory()
+
+
+def test_index_lists_labs_with_status_and_best_score(learner_client, learner, lab):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    LabFactory(slug="scheduler", title="Continuous batching scheduler", order=3)
+    SubmissionFactory(learner=learner, lab=lab, status="done", verdict="wrong_answer", score=0.75, max_score=1.0)
+    with CaptureQueriesContext(connection) as few:
+        response = learner_client.get(reverse("labs:index"))
+    text = response.content.decode()
+    for order in range(5):  # more labs and submissions: not one query more
+        more = LabFactory(slug=f"extra-{order}", order=10 + order)
+        SubmissionFactory(learner=learner, lab=more, status="done", score=0.1, max_score=1.0)
+    with CaptureQueriesContext(connection) as many:
+        assert "extra-4" in learner_client.get(reverse("labs:index")).content.decode()
+    assert len(many) == len(few) <= 10
+    assert response.status_code == 200
+    assert "KV cache sizing" in text and "Continuous batching scheduler" in text
+    assert "0.75 / 1.00" in text and "tried" in text and "not started" in text
+
+
+def test_index_for_a_visitor(client, lab):
+    response = client.get(reverse("labs:index"))
+    assert response.status_code == 200 and "KV cache sizing" in response.content.decode()
+
+
+def test_detail_shows_statement_contract_editor_and_history(learner_client, learner, lab):
+    SubmissionFactory(learner=learner, lab=lab, status="done", verdict="accepted", score=1.0, max_score=1.0)
+    SubmissionFactory(lab=lab, status="done", verdict="rejected")  # someone else's
+    response = learner_client.get(reverse("labs:detail", args=[lab.slug]))
+    text = response.content.decode()
+    assert response.status_code == 200
+    assert "Size the KV cache." in text and "def kv_bytes_per_token" in text
+    assert 'name="source"' in text and "codemirror.bundle.js" in text
+    assert 'value="run"' in text and 'value="submit"' in text
+    assert "accepted" in text and "rejected" not in text
+
+
+def test_unknown_lab_is_404(learner_client):
+    assert learner_client.get(reverse("labs:detail", args=["nope"])).status_code == 404
+
+
+def test_submit_creates_a_queued_submission_and_redirects(learner_client, learner, lab,
+                                                          django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = learner_client.post(reverse("labs:detail", args=[lab.slug]),
+                                       {"source": "x = 1\n", "mode": "submit"})
+    submission = Submission.objects.get()
+    assert response.status_code == 302 and response["Location"] == submission.get_absolute_url()
+    assert (submission.learner, submission.mode, submission.status) == (learner, "submit", "queued")
+    assert len(callbacks) == 1
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"source": "", "mode": "run"}, "empty"),
+    ({"mode": "run"}, "empty"),
+    ({"source": "x = 1\n" * 12000, "mode": "submit"}, "the limit is 64 KB"),
+    ({"source": "x = 1\n", "mode": "explode"}, "Unknown mode"),
+])
+def test_bad_input_is_a_400_with_the_message(learner_client, lab, data, words):
+    response = learner_client.post(reverse("labs:detail", args=[lab.slug]), data)
+    assert response.status_code == 400
+    assert words in response.content.decode()
+    assert not Submission.objects.exists()
+
+
+def test_non_utf8_body_is_a_400_not_a_500(learner_client, lab):
+    body = b"mode=run&source=x+%3D+%27%FF%FE%27%0A"
+    response = learner_client.post(reverse("labs:detail", args=[lab.slug]), body,
+                                   content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400 and "not valid UTF-8" in response.content.decode()
+    assert not Submission.objects.exists()
+
+
+def test_huge_body_is_refused_not_a_500(learner_client, lab):
+    response = learner_client.post(reverse("labs:detail", args=[lab.slug]),
+                                   {"source": "x" * (600 * 1024), "mode": "run"})
+    assert response.status_code == 400
+
+
+def test_second_waiting_run_is_refused_on_the_page(learner_client, learner, lab):
+    SubmissionFactory(learner=learner, lab=lab)
+    response = learner_client.post(reverse("labs:detail", args=[lab.slug]), {"source": "x = 2\n", "mode": "run"})
+    assert response.status_code == 400 and "already have a run waiting" in response.content.decode()
+    assert "x = 2" in response.content.decode()  # the learner's code is kept in the editor
+
+
+def test_visitor_post_goes_to_login(client, lab):
+    response = client.post(reverse("labs:detail", args=[lab.slug]), {"source": "x = 1\n", "mode": "run"})
+    assert response.status_code == 302 and reverse("login") in response["Location"]
+    assert not Submission.objects.exists()
+
+
+def test_submission_polls_while_waiting_and_stops_when_done(learner_client, learner, lab):
+    submission = SubmissionFactory(learner=learner, lab=lab)
+    url = reverse("labs:submission", args=[submission.pk])
+    page = learner_client.get(url).content.decode()
+    assert 'hx-trigger="every 1s"' in page and "Waiting for a worker" in page and "ahead of yours" not in page
+    SubmissionFactory(lab=LabFactory(slug="scheduler"))  # someone else's, sent later: not ahead
+    Submission.objects.filter(pk=submission.pk).update(queued_at=timezone.now() - timedelta(seconds=5))
+    earlier = SubmissionFactory(lab=LabFactory(slug="ring"))
+    Submission.objects.filter(pk=earlier.pk).update(queued_at=timezone.now() - timedelta(seconds=9))
+    assert "1 run ahead of yours" in learner_client.get(url).content.decode()
+    partial = learner_client.get(url, headers={"HX-Request": "true"})
+    assert partial.status_code == 200 and "<html" not in partial.content.decode()
+    assert 'hx-trigger="every 1s"' in partial.content.decode()
+
+    result_ingest(result=result_json(submission.pk, verdict="wrong_answer", score=0.5))
+    done = learner_client.get(url, headers={"HX-Request": "true"})
+    text = done.content.decode()
+    assert done.status_code == 286  # htmx stops polling
+    assert "hx-trigger" not in text and "wrong_answer" in text and "0.50 / 1.00" in text
+    assert "public says 131072" in text and "hidden-gqa-3" in text
+    assert "Public: 1 of 1 passed · hidden: 0 of 1 passed" in text
+    assert "SECRET" not in text  # a hidden test's message never reaches the learner
+    assert "hello from the learner" in text and "data-plot" in text and '"scatter"' in text
+
+
+def test_submission_page_when_done_shows_everything(learner_client, learner, lab):
+    submission = SubmissionFactory(learner=learner, lab=lab, mode="run")
+    result_ingest(result=result_json(submission.pk, mode="run"))
+    text = learner_client.get(reverse("labs:submission", args=[submission.pk])).content.decode()
+    assert "accepted" in text and "not scored" in text and "plotly.min.js" in text and "SECRET" not in text
+
+
+def test_others_get_404_and_instructors_see_it(client, instructor, lab):
+    submission = SubmissionFactory(lab=lab)
+    url = reverse("labs:submission", args=[submission.pk])
+    client.force_login(UserFactory())
+    assert client.get(url).status_code == 404
+    assert client.get(url, headers={"HX-Request": "true"}).status_code == 404
+    client.force_login(instructor)
+    assert client.get(url).status_code == 200
+
+
+def test_visitor_is_sent_to_login_for_a_submission(client, lab):
+    submission = SubmissionFactory(lab=lab)
+    response = client.get(reverse("labs:submission", args=[submission.pk]))
+    assert response.status_code == 302 and reverse("login") in response["Location"]
