@@ -4,7 +4,7 @@ import os
 import pytest
 
 from testing import services
-from testing.workers import client_app, purge_queues, running_worker
+from testing.workers import client_app, purge_queues, running_worker, test_database_url
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -31,22 +31,12 @@ def gpu_worker(tmp_path_factory):
         yield process
 
 
-def _test_database_url() -> str:
-    from django.db import connection
-
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    return (f"postgres://{db['USER'] or ''}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
-            f"{db['PORT'] or 5432}/{db['NAME']}")
-
-
 @pytest.fixture
 def local_worker(transactional_db, tmp_path):
     """The `make run` worker (web and GPU tasks, queues gpu,default) on the test database."""
     app = client_app()
     purge_queues(app, "gpu", "default")
-    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": _test_database_url()}
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": test_database_url()}
     with running_worker("config.celery_local", "gpu,default", tmp_path, env=env, name="local") as process:
         yield process
 

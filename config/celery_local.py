@@ -4,6 +4,7 @@ Self-hosted deployments run them apart (web-worker and gpu-worker); on a laptop 
 worker consuming `gpu,default` is enough. Start it with
 `celery -A config.celery_local worker -Q gpu,default --pool=solo`.
 """
+import gpu_worker.heartbeat  # noqa: F401  (beats every ~30 s once the worker is ready)
 from gpu_worker.celery_app import apply_worker_settings
 from gpu_worker.tasks import register_tasks
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from celery import Celery
 
+import gpu_worker.heartbeat  # noqa: F401  (beats every ~30 s once the worker is ready)
 from gpu_worker.tasks import register_tasks
 
 SOFT_TIME_LIMIT = int(os.environ.get("GPU_TASK_SOFT_TIME_LIMIT", "240"))

@@ -80,3 +80,17 @@ def purge_queues(app: Celery, *queues: str) -> None:
                 channel.queue_purge(queue)
             except Exception:
                 pass
+
+
+def test_database_url() -> str:
+    """A DATABASE_URL for a worker process that must share the test database."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    return (f"postgres://{db['USER'] or ''}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+            f"{db['PORT'] or 5432}/{db['NAME']}")
+
+
+test_database_url.__test__ = False  # not a test, despite its name

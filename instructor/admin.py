@@ -1,0 +1,34 @@
+"""The dashboard's models in the Django admin (site admins fix what the pages cannot)."""
+from django.contrib import admin
+
+from instructor.models import Cohort, LabPolicy, Membership, ScoreOverride, WorkerHeartbeat
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    raw_id_fields = ["learner"]
+    extra = 0
+
+
+class LabPolicyInline(admin.TabularInline):
+    model = LabPolicy
+    extra = 0
+
+
+@admin.register(Cohort)
+class CohortAdmin(admin.ModelAdmin):
+    list_display = ["name", "join_code", "created_at"]
+    filter_horizontal = ["instructors"]
+    inlines = [MembershipInline, LabPolicyInline]
+
+
+@admin.register(ScoreOverride)
+class ScoreOverrideAdmin(admin.ModelAdmin):
+    list_display = ["cohort", "learner", "kind", "target_slug", "score", "created_by", "created_at", "undone_at"]
+    list_filter = ["kind", "cohort"]
+    raw_id_fields = ["learner", "created_by", "undone_by"]
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(admin.ModelAdmin):
+    list_display = ["name", "host", "last_seen"]

@@ -1,0 +1,191 @@
+"""The grade of every learner in a cohort: late policy, overrides and the weighted total.
+
+The matrix, the learner page and the CSV export all read these numbers, so they cannot disagree.
+"""
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from instructor import sources
+from instructor.models import Cohort, LabPolicy, ScoreOverride
+
+DEFAULT_LAB_MAX = 1.0  # the worker's max_score when a lab has no scored submission yet
+MODULE_MAX = 100.0  # module overrides are a mastery percentage
+
+
+def late_penalty_pct(submitted_at: datetime, policy: LabPolicy | None) -> float:
+    """Percent taken off: per started day after the due date, capped at 100; 100 after the late due date."""
+    if policy is None or policy.due_at is None or submitted_at <= policy.due_at:
+        return 0.0
+    if policy.late_due_at is not None and submitted_at > policy.late_due_at:
+        return 100.0
+    days = math.ceil((submitted_at - policy.due_at).total_seconds() / 86400)
+    return min(100.0, days * policy.percent_per_day)
+
+
+@dataclass
+class LabGrade:
+    raw: float | None = None  # best score before the late policy
+    max_score: float = DEFAULT_LAB_MAX
+    penalty_pct: float = 0.0  # of the submission whose penalised score is best
+    late_final: float | None = None
+    submission_id: int | None = None
+    submitted_at: datetime | None = None
+    override: ScoreOverride | None = None
+
+    @property
+    def final(self) -> float | None:
+        return self.override.score if self.override else self.late_final
+
+    @property
+    def fraction(self) -> float:
+        return (self.final or 0.0) / self.max_score if self.max_score else 0.0
+
+
+@dataclass
+class ModuleGrade:
+    sections_read: int = 0
+    sections: int = 0
+    mastery: float = 0.0  # share of the module's drills mastered, 0..1
+    override: ScoreOverride | None = None
+    lab_pct: float | None = None  # final lab points over the module's labs' maximum, in percent
+
+    @property
+    def final_mastery(self) -> float:
+        return self.override.score / self.override.max_score if self.override else self.mastery
+
+
+@dataclass
+class LearnerGrades:
+    user: object
+    labs: dict[str, LabGrade] = field(default_factory=dict)
+    modules: dict[str, ModuleGrade] = field(default_factory=dict)
+    overrides: list[ScoreOverride] = field(default_factory=list)
+    last_activity: datetime | None = None
+    total_pct: float | None = None
+
+
+@dataclass
+class Gradebook:
+    cohort: Cohort
+    modules: list[dict]
+    labs: list[dict]  # [{slug, title, module, max_score, weight, policy}]
+    rows: list[LearnerGrades]
+
+    def override_targets(self) -> dict[tuple[str, str], float]:
+        """{(kind, slug): maximum} of everything an instructor may override."""
+        targets = {(ScoreOverride.Kind.LAB.value, lab["slug"]): lab["max_score"] for lab in self.labs}
+        targets.update({(ScoreOverride.Kind.MODULE.value, m["slug"]): MODULE_MAX for m in self.modules})
+        return targets
+
+
+def _counted_submits(rows: list[dict]) -> list[dict]:
+    """One row per original submission: its newest finished regrade's score, dated when the learner submitted."""
+    originals = {row["id"]: row for row in rows if row["regrade_of_id"] is None}
+    missing = {row["regrade_of_id"] for row in rows if row["regrade_of_id"]} - set(originals)
+    submitted_at = sources.regrade_origins(missing) if missing else {}
+    submitted_at.update({pk: row["created_at"] for pk, row in originals.items()})
+    counted: dict[int, dict] = {}
+    for row in sorted(rows, key=lambda r: (r["finished_at"], r["id"])):
+        root = row["regrade_of_id"] or row["id"]
+        if row["regrade_of_id"] or root not in counted:
+            counted[root] = {**row, "submitted_at": submitted_at.get(root, row["created_at"])}
+    return sorted(counted.values(), key=lambda row: (row["submitted_at"], row["id"]))
+
+
+def _lab_grades(rows: list[dict], policies: dict[str, LabPolicy]) -> dict[tuple[int, str], LabGrade]:
+    grades: dict[tuple[int, str], LabGrade] = {}
+    for row in _counted_submits(rows):
+        grade = grades.setdefault((row["learner_id"], row["lab__slug"]), LabGrade())
+        penalty = late_penalty_pct(row["submitted_at"], policies.get(row["lab__slug"]))
+        penalised = row["score"] * (1 - penalty / 100)
+        if grade.raw is None or row["score"] > grade.raw:
+            grade.raw = row["score"]
+        if grade.late_final is None or penalised > grade.late_final:
+            grade.late_final, grade.penalty_pct = penalised, penalty
+            grade.submission_id, grade.submitted_at = row["id"], row["submitted_at"]
+            grade.max_score = row["max_score"] or DEFAULT_LAB_MAX
+    return grades
+
+
+def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> list[dict]:
+    policies = {policy.lab_slug: policy for policy in cohort.lab_policies.all()}
+    catalogue = sources.lab_rows()
+    module_of = {lab["slug"]: lab["module_slug"] for lab in catalogue}
+    module_of.update({lab: module["slug"] for module in modules for lab in module["labs"]})
+    for module in modules:  # a module lists its labs; a lab that names its module counts there too
+        module["labs"] += [lab["slug"] for lab in catalogue
+                           if module_of[lab["slug"]] == module["slug"] and lab["slug"] not in module["labs"]]
+    maxima: dict[str, float] = {}
+    for row in rows:
+        maxima[row["lab__slug"]] = max(maxima.get(row["lab__slug"], 0.0), row["max_score"] or 0.0)
+    return [{"slug": slug, "title": title, "module": module_of.get(slug), "max_score": maxima.get(slug) or DEFAULT_LAB_MAX,
+             "policy": policies.get(slug), "weight": policies[slug].weight if slug in policies else 1.0}
+            for slug, title in ((lab["slug"], lab["title"]) for lab in catalogue)]
+
+
+def _active_overrides(cohort: Cohort, user_ids) -> dict[tuple[int, str, str], ScoreOverride]:
+    active: dict[tuple[int, str, str], ScoreOverride] = {}
+    for override in (ScoreOverride.objects.filter(cohort=cohort, learner_id__in=user_ids, undone_at__isnull=True)
+                     .select_related("created_by").order_by("created_at", "id")):
+        active[(override.learner_id, override.kind, override.target_slug)] = override  # newest wins
+    return active
+
+
+def _latest(*times) -> datetime | None:
+    present = [time for time in times if time is not None]
+    return max(present) if present else None
+
+
+def cohort_gradebook(cohort: Cohort, *, learner_ids=None) -> Gradebook:
+    """Every learner's grades in a bounded number of queries, whatever the cohort's size."""
+    members = cohort.learners.order_by("username")
+    if learner_ids is not None:
+        members = members.filter(pk__in=list(learner_ids))
+    users = list(members.only("id", "username", "first_name", "last_name", "email"))
+    ids = [user.pk for user in users]
+    modules = sources.modules()
+    submits = sources.scored_submits(ids)
+    labs = _lab_catalogue(cohort, modules, submits)
+    lab_grades = _lab_grades(submits, {lab["slug"]: lab["policy"] for lab in labs if lab["policy"]})
+    overrides = _active_overrides(cohort, ids)
+    mastery, reads = sources.mastery_for_users(ids), sources.sections_read_counts(ids)
+    last_read, last_attempt = sources.last_read_at(ids), sources.last_attempt_at(ids)
+    last_submit = sources.last_submission_at(ids)
+    rows = []
+    for user in users:
+        row = LearnerGrades(user=user, last_activity=_latest(last_read.get(user.pk), last_attempt.get(user.pk),
+                                                             last_submit.get(user.pk)))
+        for lab in labs:
+            grade = lab_grades.get((user.pk, lab["slug"])) or LabGrade(max_score=lab["max_score"])
+            grade.override = overrides.get((user.pk, ScoreOverride.Kind.LAB, lab["slug"]))
+            if grade.override:
+                grade.max_score = grade.override.max_score
+            row.labs[lab["slug"]] = grade
+        for module in modules:
+            row.modules[module["slug"]] = _module_grade(user.pk, module, row.labs, mastery, reads, overrides)
+        row.overrides = [o for key, o in overrides.items() if key[0] == user.pk]
+        row.total_pct = _total(cohort, labs, row)
+        rows.append(row)
+    return Gradebook(cohort=cohort, modules=modules, labs=labs, rows=rows)
+
+
+def _module_grade(user_id, module, lab_grades, mastery, reads, overrides) -> ModuleGrade:
+    grade = ModuleGrade(sections_read=reads.get((user_id, module["slug"]), 0), sections=module["sections"],
+                        mastery=mastery.get((user_id, module["slug"]), 0.0),
+                        override=overrides.get((user_id, ScoreOverride.Kind.MODULE, module["slug"])))
+    labs = [lab_grades[slug] for slug in module["labs"] if slug in lab_grades]
+    if any(lab.final is not None for lab in labs):
+        grade.lab_pct = round(100 * sum(lab.final or 0.0 for lab in labs) / sum(lab.max_score for lab in labs), 1)
+    return grade
+
+
+def _total(cohort: Cohort, labs: list[dict], row: LearnerGrades) -> float | None:
+    """Weighted percent: each lab's final over its maximum, and the mean module mastery, by the cohort's weights."""
+    weights = sum(lab["weight"] for lab in labs) + (cohort.drill_weight if row.modules else 0.0)
+    if weights <= 0:
+        return None
+    points = sum(lab["weight"] * row.labs[lab["slug"]].fraction for lab in labs)
+    if row.modules:
+        points += cohort.drill_weight * sum(m.final_mastery for m in row.modules.values()) / len(row.modules)
+    return round(100 * points / weights, 2)

@@ -1,0 +1,44 @@
+"""Reads of the dashboard's own data: cohorts, rosters, overrides, worker heartbeats."""
+from datetime import timedelta
+
+from django.db.models import Count, QuerySet
+from django.utils import timezone
+
+from instructor.models import Cohort, Membership, ScoreOverride, WorkerHeartbeat
+
+ONLINE_WITHIN_S = 90  # three missed beats and a worker counts as gone
+
+
+def cohorts_for(*, user) -> QuerySet[Cohort]:
+    return Cohort.objects.visible_to(user).annotate(learner_count=Count("memberships", distinct=True))
+
+
+def roster(*, cohort: Cohort) -> QuerySet[Membership]:
+    return cohort.memberships.select_related("learner").order_by("learner__username")
+
+
+def member_or_none(*, cohort: Cohort, learner_id: int):
+    membership = Membership.objects.select_related("learner").filter(cohort=cohort, learner_id=learner_id).first()
+    return membership.learner if membership else None
+
+
+def is_member(*, cohort: Cohort, learner_id: int) -> bool:
+    return Membership.objects.filter(cohort=cohort, learner_id=learner_id).exists()
+
+
+def member_ids(*, cohort: Cohort) -> list[int]:
+    return list(cohort.memberships.values_list("learner_id", flat=True))
+
+
+def override_audit(*, cohort: Cohort, learner_id: int | None = None) -> QuerySet[ScoreOverride]:
+    rows = ScoreOverride.objects.filter(cohort=cohort).select_related("learner", "created_by", "undone_by")
+    return rows.filter(learner_id=learner_id) if learner_id else rows
+
+
+def workers(*, now=None) -> list[dict]:
+    """Every worker that ever beat, newest first, with whether it is online now."""
+    now = now or timezone.now()
+    return [{"name": beat.name, "host": beat.host, "info": beat.info, "last_seen": beat.last_seen,
+             "age_s": round((now - beat.last_seen).total_seconds()),
+             "online": beat.last_seen >= now - timedelta(seconds=ONLINE_WITHIN_S)}
+            for beat in WorkerHeartbeat.objects.all()]

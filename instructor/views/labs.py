@@ -1,0 +1,60 @@
+"""A lab across the cohort, one submission's code and result, and regrades."""
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from instructor import selectors, services, sources
+from instructor.access import cohort_view
+from instructor.charts import score_histogram, verdict_counts
+
+SHOWN = 500  # newest submissions listed; the counts and the histogram cover them all
+
+
+@cohort_view
+def lab(request, cohort, lab_slug: str):
+    titles = {row["slug"]: row["title"] for row in sources.lab_rows()}
+    if lab_slug not in titles:
+        raise Http404("No such lab.")
+    submissions = list(sources.submissions_for(user_ids=selectors.member_ids(cohort=cohort), lab_slug=lab_slug))
+    scored = [sub for sub in submissions if sub.score is not None]
+    maximum = max((sub.max_score or 0 for sub in scored), default=0) or 1.0
+    return render(request, "instructor/lab.html", {
+        "cohort": cohort, "lab_slug": lab_slug, "lab_title": titles[lab_slug], "total": len(submissions),
+        "submissions": submissions[:SHOWN],
+        "verdicts": verdict_counts(submissions),
+        "histogram": score_histogram([sub.score for sub in scored], maximum)})
+
+
+@cohort_view
+def submission(request, cohort, submission_id: int):
+    sub = sources.submission_get(submission_id)
+    if sub is None or not selectors.is_member(cohort=cohort, learner_id=sub.learner_id):
+        raise Http404("No such submission in this cohort.")
+    template = "instructor/submission.html#detail" if request.htmx else "instructor/submission.html"
+    return render(request, template, {"cohort": cohort, "sub": sub, "result": sub.result or {},
+                                      "regrades": list(sub.regrades.order_by("-created_at"))})
+
+
+@require_POST
+@cohort_view
+def submission_regrade(request, cohort, submission_id: int):
+    try:
+        regrade = services.submission_regrade(cohort=cohort, submission_id=submission_id)
+    except services.ActionRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("instructor:matrix", cohort.pk)
+    messages.success(request, f"Submission #{submission_id} queued for regrading as #{regrade.pk}.")
+    return redirect("instructor:submission", cohort.pk, regrade.pk)
+
+
+@require_POST
+@cohort_view
+def lab_regrade(request, cohort, lab_slug: str):
+    try:
+        count = services.lab_regrade_all(cohort=cohort, lab_slug=lab_slug)
+    except services.ActionRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("instructor:matrix", cohort.pk)
+    messages.success(request, f"{count} latest submission{'s' if count != 1 else ''} queued for regrading.")
+    return redirect("instructor:lab", cohort.pk, lab_slug)
