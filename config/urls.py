@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import TemplateView
+from django.conf import settings
+from django.views.generic import RedirectView, TemplateView
 
 from . import health
 
@@ -14,4 +15,5 @@ urlpatterns = [
     path("labs/", include("labs.urls")),
     path("instructor/", include("instructor.urls")),
     path("admin/", admin.site.urls),
+    path("favicon.ico", RedirectView.as_view(url=f"{settings.STATIC_URL}favicon.svg")),
 ]

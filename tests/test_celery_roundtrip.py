@@ -41,4 +41,5 @@ def test_ping_round_trip_through_filesystem_broker(tmp_path):
             else:
                 os.environ[name] = value
     assert reply["torch"].startswith("2.13.0")
-    assert list((tmp_path / "broker" / "queue").iterdir()) == []  # the message was consumed
+    left = [path.name for path in (tmp_path / "broker" / "queue").iterdir() if path.name.endswith(".gpu.msg")]
+    assert left == []  # the ping was consumed from queue `gpu`

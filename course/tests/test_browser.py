@@ -1,0 +1,261 @@
+"""Chromium through Playwright: read and mark sections, see progress, operate each widget by mouse and keyboard."""
+import re
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from playwright.sync_api import expect
+
+from course import kv_math, widget_math
+
+from .conftest import FIXTURE_CONTENT
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def course_site(live_server):
+    call_command("load_course", path=str(FIXTURE_CONTENT), stdout=open("/dev/null", "w"))
+    return live_server.url
+
+
+@pytest.fixture(autouse=True)
+def no_script_errors(page):
+    """Every test also fails on an uncaught script error, a console error or an unexpected failed request."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text)
+            if message.type == "error" and not message.text.startswith("Failed to load resource") else None)
+    expected = ("/favicon.ico", "/course/widgets/kv/?")  # the calculator answers bad input with a 400
+
+    def on_response(response):
+        if response.status >= 400 and not any(part in response.url for part in expected):
+            errors.append(f"{response.status} {response.url}")
+
+    page.on("response", on_response)
+    yield
+    assert not errors, errors
+
+
+@pytest.fixture
+def signed_in(page, course_site, django_user_model):
+    user = django_user_model.objects.create_user("lin", "lin@example.com", "correct-horse-battery")
+    client = Client()
+    client.force_login(user)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": course_site}])
+    return page
+
+
+def widget(page, name):
+    root = page.locator(f'[data-widget="{name}"]')
+    expect(root).to_have_attribute("data-mounted", "ready")
+    return root
+
+
+def test_read_a_module_mark_sections_and_see_progress(signed_in, course_site):
+    page = signed_in
+    page.goto(f"{course_site}/course/")
+    expect(page.get_by_test_id("progress-alpha")).to_have_text("0 of 3 sections read (0%)")
+    page.get_by_test_id("continue-link").click()
+    expect(page.locator("h1")).to_have_text("First steps")
+    page.get_by_role("button", name="Mark section read").click()               # htmx, with the mouse
+    expect(page.get_by_test_id("read-state")).to_have_text("✓ You have read this section.")
+    expect(page.get_by_test_id("module-progress")).to_have_text("1 of 3 sections read (33%)")
+    expect(page.locator("#toc li.read")).to_have_count(1)
+    page.get_by_role("link", name="The calculator →").click()                   # htmx navigation
+    expect(page.locator("h1")).to_have_text("The calculator")
+    expect(page).to_have_url(f"{course_site}/course/alpha/the-calculator/")
+    expect(page.locator("#section-panel h1")).to_be_focused()
+    expect(page.locator('#toc a[aria-current="page"]')).to_have_text("The calculator")
+    widget(page, "kv-calculator")                                               # widgets mount after a swap
+    page.get_by_role("button", name="Mark section read").focus()
+    page.keyboard.press("Enter")                                                # and with the keyboard
+    expect(page.get_by_test_id("module-progress")).to_have_text("2 of 3 sections read (67%)")
+    expect(page.locator("#read-status")).to_be_focused()                        # focus is not lost
+    page.goto(f"{course_site}/course/")
+    expect(page.get_by_test_id("progress-alpha")).to_have_text("2 of 3 sections read (67%)")
+    expect(page.get_by_test_id("continue-link")).to_have_attribute("href", "/course/alpha/batching/")
+
+
+def test_mark_read_works_without_javascript(browser, course_site, django_user_model):
+    user = django_user_model.objects.create_user("nojs", "nojs@example.com", "correct-horse-battery")
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(java_script_enabled=False)
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": course_site}])
+    page = context.new_page()
+    page.goto(f"{course_site}/course/beta/ring/")
+    page.get_by_role("button", name="Mark section read").click()
+    expect(page.get_by_test_id("module-progress")).to_have_text("1 of 2 sections read (50%)")
+    expect(page.locator('[data-widget="ring-stepper"] table caption')).to_contain_text("384 MiB")  # the fallback
+    context.close()
+
+
+def _kv_inputs(root) -> dict:
+    values = {name: root.locator(f'[name="{name}"]').input_value() for name in (
+        "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "hidden_size", "head_dim", "dtype_bytes",
+        "gpu_memory_gib", "gpu_memory_utilization", "weight_gb", "activation_gib", "block_size", "max_model_len",
+        "context_len", "batch")}
+    return kv_math.kv_report(
+        config={"num_hidden_layers": int(values["num_hidden_layers"]),
+                "num_attention_heads": int(values["num_attention_heads"]),
+                "num_key_value_heads": int(values["num_key_value_heads"] or 0) or None,
+                "hidden_size": int(values["hidden_size"]), "head_dim": int(values["head_dim"] or 0) or None},
+        dtype_bytes=int(values["dtype_bytes"]), gpu_memory_bytes=round(float(values["gpu_memory_gib"]) * (1 << 30)),
+        gpu_memory_utilization=float(values["gpu_memory_utilization"]),
+        weight_bytes=round(float(values["weight_gb"]) * 1e9),
+        activation_bytes=round(float(values["activation_gib"]) * (1 << 30)), block_size=int(values["block_size"]),
+        max_model_len=int(values["max_model_len"]), context_len=int(values["context_len"]), batch=int(values["batch"]))
+
+
+def _expect_kv_matches_python(root):
+    expected = _kv_inputs(root)
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", str(expected["bytes_per_token"]))
+    for key in ("num_blocks", "seqs_fit_paged", "seqs_fit_contiguous", "contiguous_waste_percent", "paged_waste_percent"):
+        value = expected[key]
+        text = f"{value:g}" if isinstance(value, float) else str(value)  # JS prints 75.0 as 75
+        expect(root.locator(f'[data-out="{key}"]')).to_have_attribute("data-value", text)
+
+
+def test_kv_calculator_with_mouse_and_keyboard(page, course_site):
+    page.goto(f"{course_site}/course/alpha/the-calculator/")
+    root = widget(page, "kv-calculator")
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "131072")
+    _expect_kv_matches_python(root)
+    expect(root.get_by_role("status")).to_contain_text("131,072 bytes (128 KiB) per token")
+    root.get_by_label("Model preset").select_option("llama-3-70b")              # mouse
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "327680")
+    _expect_kv_matches_python(root)
+    root.get_by_label("Model preset").select_option("gemma-7b")
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "458752")
+    root.get_by_label("Model preset").select_option("llama-3-8b")
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "131072")
+    kv_heads = root.get_by_label("KV heads")                                    # keyboard only from here
+    kv_heads.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("7")
+    expect(root.get_by_role("alert")).to_have_text("KV heads: KV heads must divide the attention heads.")
+    expect(kv_heads).to_have_attribute("aria-invalid", "true")
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_count(0)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1")
+    expect(root.get_by_role("alert")).to_have_text("")
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "16384")
+    expect(root.get_by_label("Model preset")).to_have_value("custom")
+    page.keyboard.press("Tab")                                                  # hidden size
+    page.keyboard.press("Tab")                                                  # head_dim
+    page.keyboard.type("256")
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", str(2 * 32 * 1 * 256 * 2))
+    root.get_by_label("Tokens used per sequence").focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("3000")
+    _expect_kv_matches_python(root)
+    root.get_by_label("Memory utilization (0–1)").focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("0.5")
+    _expect_kv_matches_python(root)
+
+
+def test_ring_stepper_with_mouse_and_keyboard(page, course_site):
+    page.goto(f"{course_site}/course/beta/ring/")
+    root = widget(page, "ring-stepper")
+    bytes_line = root.locator('[data-out="bytes"]')
+    for _ in range(3):
+        root.get_by_role("button", name="Next step →").click()
+    expect(bytes_line).to_have_text("Each rank has sent 3 × K/N = 192 MiB of 2(N−1)/N · K = 384 MiB.")
+    expect(root.get_by_role("status")).to_contain_text("Scatter-reduce is complete")
+    expect(root.locator("td.done")).to_have_count(4)                            # one reduced chunk per rank
+    root.get_by_label("Ranks (N)").focus()
+    page.keyboard.press("End")                                                  # 8 ranks
+    expect(root.get_by_label("Ranks (N)")).to_have_value("8")
+    expect(bytes_line).to_contain_text("0 × K/N = 0 MiB")
+    root.get_by_role("button", name="Next step →").focus()
+    for _ in range(14):
+        page.keyboard.press("Enter")
+    sent = widget_math.ring_bytes_per_rank(8, 256, 14)
+    expect(bytes_line).to_have_text(f"Each rank has sent 14 × K/N = {sent:g} MiB of 2(N−1)/N · K = {sent:g} MiB.")
+    expect(root.get_by_role("status")).to_contain_text("All-gather is complete")
+    expect(root.locator("td.done")).to_have_count(64)
+    expect(root.get_by_role("button", name="Next step →")).to_be_disabled()
+
+
+def _expect_batching_matches_python(root, lengths, slots):
+    expected = widget_math.batching_timeline(lengths, slots)
+    for key in ("static", "continuous"):
+        expect(root.locator(f'[data-out="{key}-utilization"]')).to_contain_text(f": {expected[key]['utilization']:g}%")
+    return expected
+
+
+def test_batching_timeline_with_mouse_and_keyboard(page, course_site):
+    page.goto(f"{course_site}/course/alpha/batching/")
+    root = widget(page, "batching-timeline")
+    expected = _expect_batching_matches_python(root, [12, 3, 8, 20, 5, 9, 4, 15, 6, 10], 4)
+    assert (expected["static"]["utilization"], expected["continuous"]["utilization"]) == (51.1, 85.2)
+    expect(root.get_by_role("status")).to_contain_text("Static batching takes 45 iterations")
+    root.get_by_role("button", name="New random lengths").click()              # mouse
+    lengths = [int(x) for x in re.split(r"[,\s]+", root.get_by_label(re.compile("Output lengths")).input_value())]
+    _expect_batching_matches_python(root, lengths, 4)
+    slots = root.get_by_label(re.compile("Slots in the batch"))
+    slots.focus()
+    page.keyboard.press("ArrowUp")                                              # keyboard: 5 slots
+    expect(slots).to_have_value("5")
+    _expect_batching_matches_python(root, lengths, 5)
+    lengths_box = root.get_by_label(re.compile("Output lengths"))
+    lengths_box.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("4, 1, 1, 1, 1")
+    slots.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")                                            # 2 slots: the hand-worked case
+    expect(root.locator('[data-out="static-utilization"]')).to_contain_text("66.7%")
+    expect(root.locator('[data-out="continuous-utilization"]')).to_contain_text("100%")
+
+
+def test_roofline_with_mouse_and_keyboard(page, course_site):
+    page.goto(f"{course_site}/course/beta/roofline/")
+    root = widget(page, "roofline")
+    model = widget_math.MODELS["llama-3-8b"]
+
+    def expected(gpu, batch, context=2048):
+        return widget_math.roofline_point(gpu=widget_math.GPUS[gpu], params_b=model["params_b"],
+                                          kv_bytes_per_token=model["kv_bytes_per_token"], batch=batch,
+                                          tokens_per_seq=1, context_len=context)
+
+    decode = root.locator('[data-out="decode-intensity"]')
+    expect(decode).to_have_text(str(expected("a100", 8)["intensity"]))
+    expect(root.locator('[data-out="decode-bound"]')).to_have_text("memory")
+    expect(root.locator('[data-out="prefill-bound"]')).to_have_text("compute")
+    root.get_by_label("GPU").select_option("h100")                              # mouse
+    expect(root.get_by_role("status")).to_contain_text("ridge at 295.2 FLOP per byte")
+    batch = root.get_by_label("Batch (sequences)")
+    batch.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("512")                                                   # keyboard
+    expect(decode).to_have_text(str(expected("h100", 512)["intensity"]))
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")                                                  # context length
+    page.keyboard.press("Control+A")
+    page.keyboard.type("0")
+    assert expected("h100", 512, 0)["bound"] == "compute"
+    expect(root.locator('[data-out="decode-bound"]')).to_have_text("compute")
+    expect(root.locator("svg circle")).to_have_count(2)
+
+
+def test_every_widget_of_the_real_course_mounts(page, live_server):
+    from course.models import Section
+
+    from .conftest import real_module_folders
+
+    if not real_module_folders():
+        pytest.skip("course/content holds no modules yet")
+    call_command("load_course", stdout=open("/dev/null", "w"))
+    placed = [(s.module.slug, s.slug, name) for s in Section.objects.select_related("module")
+              for name in ("kv-calculator", "ring-stepper", "batching-timeline", "roofline")
+              if f'data-widget="{name}"' in s.body_html]
+    assert {name for _, _, name in placed} == {"kv-calculator", "ring-stepper", "batching-timeline", "roofline"}
+    for module_slug, section_slug, name in placed:
+        page.goto(f"{live_server.url}/course/{module_slug}/{section_slug}/")
+        root = widget(page, name)
+        expect(root.get_by_role("status")).not_to_be_empty()
+        expect(root.locator(".widget-fallback-wrap")).to_be_hidden()

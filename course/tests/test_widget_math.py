@@ -1,0 +1,59 @@
+"""Ring, batching and roofline arithmetic worked by hand (the widgets' JS mirrors these functions)."""
+import pytest
+
+from course import widget_math
+
+
+@pytest.mark.parametrize("ranks", range(2, 9))
+def test_ring_steps_leave_every_rank_with_the_full_sum(ranks):
+    # rank r starts with value 10**r in every chunk; an all-reduce leaves the sum everywhere
+    data = [[10 ** rank] * ranks for rank in range(ranks)]
+    for step in widget_math.ring_steps(ranks):
+        before = [row[:] for row in data]
+        for send in step["sends"]:
+            if step["phase"] == "scatter-reduce":
+                data[send["to"]][send["chunk"]] += before[send["rank"]][send["chunk"]]
+            else:
+                data[send["to"]][send["chunk"]] = before[send["rank"]][send["chunk"]]
+    total = sum(10 ** rank for rank in range(ranks))
+    assert data == [[total] * ranks for _ in range(ranks)]
+    assert len(widget_math.ring_steps(ranks)) == 2 * (ranks - 1)
+
+
+def test_ring_bytes_reach_two_n_minus_one_over_n_of_k():
+    assert widget_math.ring_bytes_per_rank(4, 256, 6) == 384       # 2 · 3/4 · 256 MiB
+    assert widget_math.ring_bytes_per_rank(4, 256, 3) == 192       # after scatter-reduce: half
+    assert widget_math.ring_bytes_per_rank(8, 1024, 14) == 1792    # 2 · 7/8 · 1 GiB
+
+
+def test_batching_timeline_worked_by_hand():
+    result = widget_math.batching_timeline([4, 1, 1, 1, 1], slots=2)
+    static, continuous = result["static"], result["continuous"]
+    # static: groups [4,1] (4 iterations), [1,1] (1), [1] (1) -> 6 iterations, 8 of 12 busy
+    assert (static["steps"], static["busy"], static["capacity"], static["utilization"]) == (6, 8, 12, 66.7)
+    assert static["finish"] == [4, 1, 5, 5, 6]
+    # continuous: slot 1 takes B, C, D, E one after another while A runs -> 4 iterations, all busy
+    assert (continuous["steps"], continuous["capacity"], continuous["utilization"]) == (4, 8, 100.0)
+    assert continuous["finish"] == [4, 1, 2, 3, 4]
+    assert continuous["rows"] == [[0, 0, 0, 0], [1, 2, 3, 4]]
+
+
+def test_roofline_decode_is_memory_bound_and_prefill_compute_bound():
+    gpu = widget_math.GPUS["a100"]
+    model = widget_math.MODELS["llama-3-8b"]
+    lone = widget_math.roofline_point(gpu=gpu, params_b=model["params_b"], kv_bytes_per_token=131072,
+                                      batch=1, tokens_per_seq=1, context_len=0)
+    assert lone["intensity"] == 1.0 and lone["ridge"] == 153.0 and lone["bound"] == "memory"  # 2P FLOPs / 2P bytes
+    decode = widget_math.roofline_point(gpu=gpu, params_b=8.03, kv_bytes_per_token=131072, batch=8,
+                                        tokens_per_seq=1, context_len=2048)
+    expected = 2 * 8.03e9 * 8 / (8.03e9 * 2 + 8 * 2048 * 131072)
+    assert decode["intensity"] == round(expected, 2) == 7.06
+    prefill = widget_math.roofline_point(gpu=gpu, params_b=8.03, kv_bytes_per_token=131072, batch=1,
+                                         tokens_per_seq=2048, context_len=0)
+    assert prefill["intensity"] == 2048.0 and prefill["bound"] == "compute" and prefill["attained_tflops"] == 312.0
+
+
+def test_rounding_matches_javascript_math_round_on_ties():
+    # 249 busy of 400 slot-iterations = 62.25%: Python's round() gives 62.2, JS Math.round gives 62.3
+    assert widget_math.round_half_up(100 * 249 / 400, 1) == 62.3
+    assert widget_math.round_half_up(2.675, 2) == 2.68 and round(2.675, 2) == 2.67

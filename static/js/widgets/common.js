@@ -1,0 +1,74 @@
+// Small DOM and number helpers shared by the widgets.
+
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name === "text") element.textContent = value;
+    else if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) element.append(child);
+  }
+  return element;
+}
+
+let uid = 0;
+export function nextId(prefix) {
+  uid += 1;
+  return `${prefix}-${uid}`;
+}
+
+// A labelled form control: returns {label, input}.
+export function field(labelText, input) {
+  const id = input.id || nextId("w");
+  input.id = id;
+  return { label: h("label", { for: id }, h("span", { text: labelText }), input), input };
+}
+
+export function numberInput(name, value, { min, max, step = 1 } = {}) {
+  return h("input", { type: "number", name, value, min, max, step, inputmode: "decimal" });
+}
+
+export function select(name, options, value) {
+  const element = h("select", { name });
+  for (const [optionValue, text] of options) {
+    const option = h("option", { value: optionValue, text });
+    if (String(optionValue) === String(value)) option.selected = true;
+    element.append(option);
+  }
+  return element;
+}
+
+// Mirrors course/kv_math.py human_bytes: binary units, up to two decimals.
+export function humanBytes(count) {
+  let value = Number(count);
+  for (const unit of ["B", "KiB", "MiB", "GiB", "TiB"]) {
+    if (Math.abs(value) < 1024 || unit === "TiB") {
+      return `${trim(value.toFixed(2))} ${unit}`;
+    }
+    value /= 1024;
+  }
+  return `${count} B`;
+}
+
+export function trim(text) {
+  return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+}
+
+export function formatCount(value) {
+  return Number(value).toLocaleString("en-US");
+}
+
+export function prepare(root, title) {
+  const fallback = root.querySelector(".widget-fallback-wrap");
+  if (fallback) fallback.hidden = true;
+  const ui = h("div", { class: "widget-ui" });
+  root.append(ui);
+  return ui;
+}
+
+export function liveRegion() {
+  return h("p", { class: "widget-live", "aria-live": "polite", role: "status" });
+}

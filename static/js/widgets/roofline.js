@@ -1,0 +1,103 @@
+// Prefill and decode on the roofline: arithmetic intensity (FLOP per byte moved) of one step
+// against the chosen GPU's ridge point. Mirrors course/widget_math.py roofline_point.
+import { field, formatCount, h, liveRegion, numberInput, prepare, select } from "./common.js";
+
+const round = (value, digits) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export function rooflinePoint({ gpu, paramsB, kvBytesPerToken, batch, tokensPerSeq, contextLen, weightBytesPerParam = 2 }) {
+  const params = paramsB * 1e9;
+  const tokens = batch * tokensPerSeq;
+  const flops = 2 * params * tokens;
+  const moved = params * weightBytesPerParam + batch * contextLen * kvBytesPerToken;
+  const intensity = flops / moved;
+  const ridge = gpu.tflops / gpu.tbps;
+  const attained = Math.min(gpu.tflops, intensity * gpu.tbps);
+  const seconds = Math.max(flops / (gpu.tflops * 1e12), moved / (gpu.tbps * 1e12));
+  return { tokens, flops, bytes: moved, intensity: round(intensity, 2), ridge: round(ridge, 1),
+    attained_tflops: round(attained, 1), bound: intensity >= ridge ? "compute" : "memory", step_ms: round(seconds * 1e3, 3) };
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function s(tag, attributes = {}, text) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+function plot(gpu, points) {
+  const width = 520, height = 300, left = 50, right = 10, top = 10, bottom = 40;
+  const xMin = 0.1, xMax = 1e5, yMin = 0.1, yMax = gpu.tflops * 3;
+  const x = (v) => left + ((Math.log10(v) - Math.log10(xMin)) / (Math.log10(xMax) - Math.log10(xMin))) * (width - left - right);
+  const y = (v) => height - bottom - ((Math.log10(v) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))) * (height - top - bottom);
+  const ridge = gpu.tflops / gpu.tbps;
+  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, class: "roofline-svg", role: "img",
+    "aria-label": "Roofline plot; the table below gives the same figures" });
+  svg.append(s("line", { class: "axis", x1: left, y1: height - bottom, x2: width - right, y2: height - bottom }),
+    s("line", { class: "axis", x1: left, y1: top, x2: left, y2: height - bottom }));
+  for (let power = -1; power <= 5; power += 1) {
+    const value = 10 ** power;
+    svg.append(s("text", { x: x(value), y: height - bottom + 14, "text-anchor": "middle" }, value >= 1 ? formatCount(value) : String(value)));
+  }
+  svg.append(s("text", { x: (width + left) / 2, y: height - 6, "text-anchor": "middle" }, "Arithmetic intensity (FLOP per byte)"),
+    s("text", { x: 4, y: top + 10 }, "TFLOP/s"),
+    s("path", { class: "roof", d: `M ${x(xMin)} ${y(Math.max(yMin, xMin * gpu.tbps))} L ${x(ridge)} ${y(gpu.tflops)} L ${x(xMax)} ${y(gpu.tflops)}` }),
+    s("line", { class: "ridge", x1: x(ridge), y1: y(gpu.tflops), x2: x(ridge), y2: height - bottom }),
+    s("text", { x: x(ridge) + 4, y: y(gpu.tflops) + 14 }, `ridge ${round(ridge, 1)}`));
+  for (const [name, point] of points) {
+    const cx = x(Math.min(Math.max(point.intensity, xMin), xMax));
+    const cy = y(Math.max(point.attained_tflops, yMin));
+    svg.append(s("circle", { class: name, cx, cy, r: 6 }), s("text", { x: cx + 8, y: cy - 8 }, name));
+  }
+  return svg;
+}
+
+export function mount(root, config) {
+  const ui = prepare(root);
+  const d = config.defaults;
+  const gpuSelect = select("gpu", Object.entries(config.gpus).map(([k, g]) => [k, `${g.label} (${g.tflops} TFLOP/s, ${g.tbps} TB/s)`]), d.gpu);
+  const modelSelect = select("model", Object.entries(config.models).map(([k, m]) => [k, m.label]), d.model);
+  const batchInput = numberInput("batch", d.batch, { min: 1, max: 4096 });
+  const promptInput = numberInput("prompt_len", d.prompt_len, { min: 1, max: 131072 });
+  const contextInput = numberInput("context_len", d.context_len, { min: 0, max: 131072 });
+  const error = h("p", { class: "widget-error", role: "alert" });
+  const live = liveRegion();
+  const figure = h("div");
+  const table = h("table");
+  ui.append(h("div", { class: "widget-controls" }, field("GPU", gpuSelect).label, field("Model (FP16)", modelSelect).label,
+    field("Batch (sequences)", batchInput).label, field("Prompt length for prefill", promptInput).label,
+    field("Context length during decode", contextInput).label), error, live, figure, table);
+
+  function render() {
+    const gpu = config.gpus[gpuSelect.value];
+    const model = config.models[modelSelect.value];
+    const batch = Number(batchInput.value), prompt = Number(promptInput.value), context = Number(contextInput.value);
+    if (![batch, prompt].every((v) => Number.isInteger(v) && v >= 1) || !(Number.isInteger(context) && context >= 0)) {
+      error.textContent = "Batch and prompt length must be whole numbers of at least 1; context length at least 0.";
+      return;
+    }
+    error.textContent = "";
+    const common = { gpu, paramsB: model.params_b, kvBytesPerToken: model.kv_bytes_per_token, batch };
+    const prefill = rooflinePoint({ ...common, tokensPerSeq: prompt, contextLen: 0 });
+    const decode = rooflinePoint({ ...common, tokensPerSeq: 1, contextLen: context });
+    figure.replaceChildren(plot(gpu, [["prefill", prefill], ["decode", decode]]));
+    const row = (name, p) => h("tr", {}, h("th", { scope: "row", text: name }),
+      h("td", { class: "num", "data-out": `${name}-intensity`, text: String(p.intensity) }),
+      h("td", { "data-out": `${name}-bound`, text: p.bound }),
+      h("td", { class: "num", text: String(p.attained_tflops) }), h("td", { class: "num", text: String(p.step_ms) }));
+    table.replaceChildren(h("caption", { text: `Ridge point of ${gpu.label}: ${prefill.ridge} FLOP per byte` }),
+      h("thead", {}, h("tr", {}, ...["Phase", "Intensity (FLOP/B)", "Bound by", "Attainable TFLOP/s", "Step time (ms)"]
+        .map((text) => h("th", { scope: "col", text })))),
+      h("tbody", {}, row("prefill", prefill), row("decode", decode)));
+    live.textContent = `${model.label} on ${gpu.label}, ridge at ${prefill.ridge} FLOP per byte. Prefill of ${batch} × ${prompt} tokens: `
+      + `intensity ${prefill.intensity}, ${prefill.bound}-bound, up to ${prefill.attained_tflops} TFLOP/s. Decode step for ${batch} `
+      + `sequences of ${context} tokens: intensity ${decode.intensity}, ${decode.bound}-bound, up to ${decode.attained_tflops} TFLOP/s, `
+      + `about ${decode.step_ms} ms per step. Counts 2 FLOPs per parameter per token; bytes are the weights read once per step `
+      + `plus, for decode, the KV cache of every sequence.`;
+  }
+  for (const input of [gpuSelect, modelSelect, batchInput, promptInput, contextInput]) {
+    input.addEventListener("input", render);
+    input.addEventListener("change", render);
+  }
+  render();
+}
