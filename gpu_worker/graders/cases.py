@@ -1,0 +1,35 @@
+"""Helpers every grader shares: run one check against learner code, compare values, build plot dicts."""
+from gpu_worker.sandbox import LearnerError
+
+
+def attempt(report, name: str, check, message_public: bool = False) -> bool:
+    """Run `check() -> (passed, message)` for test `name`; a learner exception fails only this test."""
+    try:
+        passed, message = check()
+    except LearnerError as error:
+        if error.fatal:
+            raise
+        report.record(name, False, error.message, error.verdict, message_public=message_public)
+        return False
+    report.record(name, passed, message, message_public=message_public)
+    return passed
+
+
+def exact_int(got, expected: int, call: str) -> tuple[bool, str]:
+    if isinstance(got, bool) or not isinstance(got, int):
+        return False, f"{call} returned {got!r} ({type(got).__name__}); the contract asks for an int"
+    if got != expected:
+        return False, f"{call} returned {got}, expected {expected}"
+    return True, ""
+
+
+def figure(title: str, traces: list[dict], x_title: str, y_title: str, **layout) -> dict:
+    """A plotly figure as plain JSON: {"title", "figure": {"data", "layout"}}."""
+    return {"title": title, "figure": {"data": traces, "layout": {
+        "title": {"text": title}, "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}}, "legend": {"orientation": "h"}, **layout}}}
+
+
+def line(name: str, x: list, y: list, dash: str = "solid", **extra) -> dict:
+    return {"type": "scatter", "mode": "lines+markers", "name": name, "x": x, "y": y,
+            "line": {"dash": dash}, **extra}

@@ -1,0 +1,106 @@
+"""Grader for `paged-attention`: the learner's decode attention against the torch reference, then inside the engine."""
+import random
+import statistics
+import time
+
+import torch
+
+from gpu_worker.engine.attention import paged_attention_decode as reference_attention
+from gpu_worker.graders import paged_inputs
+from gpu_worker.graders.cases import attempt, figure, line
+from gpu_worker.sandbox import LearnerError
+
+SLUG = "paged-attention"
+FUNCTIONS = ("paged_attention_decode",)
+LIMITS = {"wall_s": 90.0, "cpu_s": 75}
+TOLERANCE = {torch.float32: (1e-4, 1e-3), torch.float16: (2e-2, 2e-2), torch.bfloat16: (5e-2, 5e-2)}
+TIMING_CONTEXTS = (64, 256, 1024)
+SLOW_CALL_S = 0.5  # a first call slower than this (e.g. Triton's CPU interpreter) ends the timing early
+
+
+def device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def session_options() -> dict:
+    return {"env": {"TRITON_INTERPRET": "1"} if device() == "cpu" else {}}
+
+
+def grade(session, report, rng: random.Random) -> None:
+    dev = device()
+    dtypes = [torch.float32] + ([torch.float16, torch.bfloat16] if dev == "cuda" else [])
+    cases = [(case, "public", torch.float32) for case in paged_inputs.public_cases()]
+    if report.hidden_included:
+        cases += [(case, "hidden", dtype) for case in paged_inputs.hidden_cases(rng) for dtype in dtypes]
+    names = []
+    for case, visibility, dtype in cases:
+        name = (case.name if visibility == "public" else f"hidden-{case.name}") + _dtype_suffix(dtype)
+        report.declare(name, visibility)
+        names.append(name)
+    if report.hidden_included:
+        report.declare("engine-generates-same-tokens", "hidden", weight=4.0)
+    for name, (case, _, dtype) in zip(names, cases):
+        args = paged_inputs.build(case, rng.randrange(2**31), dtype)
+        expected = reference_attention(*[a.to(dev) if isinstance(a, torch.Tensor) else a for a in args]).cpu()
+        atol, rtol = TOLERANCE[dtype]
+        attempt(report, name, lambda: paged_inputs.compare(
+            session.call("paged_attention_decode", *args, device=dev), expected, atol, rtol))
+    report.metrics["device"] = dev
+    if report.hidden_included:
+        from gpu_worker.graders.paged_engine import engine_check
+        attempt(report, "engine-generates-same-tokens", lambda: engine_check(session, report, rng, dev),
+                message_public=True)  # says which token differs: nothing about the hidden cases
+    if all(test.passed for test in report.tests.values()):
+        _timing(session, report, rng, dev)
+
+
+def _dtype_suffix(dtype) -> str:
+    return "" if dtype == torch.float32 else f"-{str(dtype).removeprefix('torch.')}"
+
+
+def _median_ms(times: list[float]) -> float:
+    return round(statistics.median(times) * 1e3, 4)
+
+
+def _timing(session, report, rng: random.Random, dev: str) -> None:
+    """Latency against context length, learner's function beside the torch reference (median of repeats)."""
+    dtype = torch.float32 if dev == "cpu" else torch.float16
+    yours, reference = [], []
+    for context in TIMING_CONTEXTS:
+        case = paged_inputs.PagedCase(f"timing-{context}", 4, 2, 4, 64, 16, (context,) * 4)
+        args = paged_inputs.build(case, rng.randrange(2**31), dtype)
+        try:  # timing only measures: failing here leaves the verdict to the tests
+            _, first = session.call("paged_attention_decode", *args, device=dev, repeats=1, warmup=1)
+            if first[0] > SLOW_CALL_S:
+                report.metrics["timing_note"] = f"timing stopped: one call took {first[0]:.2f} s at context {context}"
+                break
+            _, times = session.call("paged_attention_decode", *args, device=dev, warmup=1, repeats=7)
+        except LearnerError as error:
+            report.metrics["timing_note"] = f"timing stopped: {error.message.splitlines()[0]}"
+            break
+        yours.append(_median_ms(times))
+        reference.append(_median_ms(_time_reference([a.to(dev) if isinstance(a, torch.Tensor) else a
+                                                     for a in args], dev)))
+    if not yours:
+        return
+    contexts = list(TIMING_CONTEXTS[:len(yours)])
+    report.metrics.update({"median_ms": yours[-1], "reference_ms": reference[-1],
+                           "timing_context": contexts[-1], "timing_batch": 4,
+                           "speed_ratio": round(reference[-1] / yours[-1], 3) if yours[-1] else None})
+    report.plots.append(figure("Decode attention latency (batch 4, 8 heads)", [
+        line("yours", contexts, yours), line("torch reference", contexts, reference, "dash")],
+        "context length (tokens)", "median latency (ms)"))
+
+
+def _time_reference(args: list, dev: str, warmup: int = 2, repeats: int = 7) -> list[float]:
+    times, threads = [], torch.get_num_threads()
+    torch.set_num_threads(1)  # as in the sandbox (OMP_NUM_THREADS=1), so the comparison is fair
+    for index in range(warmup + repeats):
+        started = time.perf_counter()
+        reference_attention(*args)
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        if index >= warmup:
+            times.append(time.perf_counter() - started)
+    torch.set_num_threads(threads)
+    return times

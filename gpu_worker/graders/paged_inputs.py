@@ -1,0 +1,104 @@
+"""Input cases for `paged-attention`: shuffled block tables, poisoned padding and unused slots, GQA, odd lengths."""
+import random
+from dataclasses import dataclass
+
+import torch
+
+POISON_KEY, POISON_VALUE = 30.0, 1000.0  # finite, so masking them out gives exact zeros; reading them shows
+
+
+@dataclass(frozen=True)
+class PagedCase:
+    name: str
+    num_seqs: int
+    num_kv_heads: int
+    group: int  # query heads per KV head: 1 (MHA), 4, 8 (GQA)
+    head_dim: int
+    block_size: int
+    context_lens: tuple
+    padding: str = "poison"  # or "out-of-range": entries past the last block are invalid indices
+
+    def __post_init__(self):
+        if len(self.context_lens) != self.num_seqs or min(self.context_lens) < 1:
+            raise ValueError(f"PagedCase.context_lens must hold {self.num_seqs} lengths >= 1, got {self.context_lens}")
+
+
+def build(case: PagedCase, seed: int, dtype=torch.float32, device="cpu") -> tuple:
+    """(query, key_cache, value_cache, block_tables, context_lens, scale) for `case`."""
+    generator = torch.Generator().manual_seed(seed)
+    rng = random.Random(seed)
+    heads = case.num_kv_heads * case.group
+    blocks_per_seq = [-(-length // case.block_size) for length in case.context_lens]
+    max_blocks = max(blocks_per_seq) + 2  # always some padding past every sequence's last block
+    num_blocks = sum(blocks_per_seq) + 3  # + spare blocks full of poison
+    physical = list(range(num_blocks))
+    rng.shuffle(physical)
+    shape = (num_blocks, case.block_size, case.num_kv_heads, case.head_dim)
+    key_cache = torch.full(shape, POISON_KEY)  # [num_blocks, block_size, KVH, D]
+    value_cache = torch.full(shape, POISON_VALUE)
+    tables = torch.empty(case.num_seqs, max_blocks, dtype=torch.int32)  # [N, max_blocks]
+    spare = physical[sum(blocks_per_seq):]
+    for seq, (length, count) in enumerate(zip(case.context_lens, blocks_per_seq)):
+        owned, physical = physical[:count], physical[count:]
+        for logical, block in enumerate(owned):
+            used = min(case.block_size, length - logical * case.block_size)
+            key_cache[block, :used] = torch.randn(used, case.num_kv_heads, case.head_dim, generator=generator)
+            value_cache[block, :used] = torch.randn(used, case.num_kv_heads, case.head_dim, generator=generator)
+        if case.padding == "poison":
+            garbage = [rng.choice(spare) for _ in range(max_blocks - count)]
+        else:
+            invalid = (num_blocks, 2**31 - 1, -(2**31), -1)  # the first always fails an index check
+            garbage = [invalid[i % 4] for i in range(max_blocks - count)]
+        tables[seq] = torch.tensor(owned + garbage, dtype=torch.int32)
+    query = torch.randn(case.num_seqs, heads, case.head_dim, generator=generator)  # [N, H, D]
+    lens = torch.tensor(case.context_lens, dtype=torch.int32)  # [N]
+    to = dict(device=device)
+    return (query.to(dtype=dtype, **to), key_cache.to(dtype=dtype, **to), value_cache.to(dtype=dtype, **to),
+            tables.to(**to), lens.to(**to), case.head_dim ** -0.5)
+
+
+def public_cases() -> list[PagedCase]:
+    return [
+        PagedCase("mha-one-block", 2, 4, 1, 32, 16, (5, 16)),
+        PagedCase("gqa4-shuffled-tables", 3, 2, 4, 32, 8, (9, 24, 17)),
+        PagedCase("single-token-contexts", 3, 2, 8, 64, 16, (1, 1, 2)),
+        PagedCase("out-of-range-padding", 2, 1, 4, 32, 32, (33, 7), padding="out-of-range"),
+    ]
+
+
+def hidden_cases(rng: random.Random) -> list[PagedCase]:
+    cases = []
+    for group in (1, 4, 8):
+        for block_size in (8, 16, 32):
+            num_seqs = rng.randint(1, 6)
+            lens = [rng.choice([1, block_size - 1, block_size + 1, rng.randint(2, 6 * block_size)])
+                    for _ in range(num_seqs)]
+            cases.append(PagedCase(f"gqa{group}-bs{block_size}", num_seqs, rng.choice([1, 2, 4]), group,
+                                   rng.choice([32, 64, 128]), block_size, tuple(lens),
+                                   padding=rng.choice(["poison", "poison", "out-of-range"])))
+    cases.append(PagedCase("long-context", 2, 2, 4, 64, 16, (rng.randint(400, 700), rng.randint(1, 50))))
+    cases.append(PagedCase("many-single-tokens", 8, 1, 8, 32, 32, (1,) * 8))
+    return cases
+
+
+def max_error(got: torch.Tensor, expected: torch.Tensor) -> tuple[float, tuple]:
+    diff = (got.float() - expected.float()).abs()
+    index = tuple(int(i) for i in torch.unravel_index(diff.argmax(), diff.shape))
+    return float(diff.max()), index
+
+
+def compare(got, expected: torch.Tensor, atol: float, rtol: float) -> tuple[bool, str]:
+    """Is `got` the attention output `expected` (shape, dtype, values within tolerance)?"""
+    if not isinstance(got, torch.Tensor):
+        return False, f"returned {type(got).__name__}; the contract asks for a torch.Tensor"
+    if tuple(got.shape) != tuple(expected.shape):
+        return False, (f"returned shape {tuple(got.shape)}, expected {tuple(expected.shape)} "
+                       "[num_seqs, num_heads, head_dim]")
+    if got.dtype != expected.dtype:
+        return False, f"returned dtype {got.dtype}; the contract asks for the query's dtype {expected.dtype}"
+    if not torch.isfinite(got.float()).all():
+        return False, "the output holds NaN or inf (masked-out positions or padding entries were read?)"
+    error, (seq, head, _) = max_error(got, expected)
+    if not torch.allclose(got.float(), expected.float(), atol=atol, rtol=rtol):
+        return False, f"max abs error {error:.3g} (sequence {seq}, head {head}); tolerance atol={atol} rtol={rtol}"
+    return True, ""

@@ -1,0 +1,107 @@
+"""Verdicts, per-test results and the result JSON a run hands back to the web side."""
+import platform
+import socket
+from dataclasses import dataclass
+
+VERDICTS = ("accepted", "wrong_answer", "time_limit", "memory_limit", "runtime_error", "compile_error",
+            "rejected", "internal_error")
+STDOUT_CAP = 64 * 1024  # characters of learner output kept in the result JSON
+
+
+@dataclass
+class TestResult:
+    name: str
+    visibility: str  # "public" | "hidden"
+    weight: float = 1.0
+    passed: bool | None = None  # None: not run (the run stopped first)
+    verdict: str = ""  # what a failure of this test earns: wrong_answer, runtime_error...
+    message: str = ""
+    credit: float = 1.0  # share of the weight a passed test earns (partial credit, e.g. throughput)
+    message_public: bool = False  # show the message even for a hidden test (e.g. "step 12: out-of-blocks")
+
+    def __post_init__(self):
+        if self.visibility not in ("public", "hidden"):
+            raise ValueError(f"TestResult.visibility must be public or hidden, got {self.visibility!r}")
+        if self.weight <= 0:
+            raise ValueError(f"TestResult.weight must be > 0, got {self.weight}")
+
+
+class Report:
+    """What a grader fills in while it runs: declared tests, their outcomes, metrics and plots."""
+
+    def __init__(self, lab: str, mode: str, submission_id: int | None = None):
+        if mode not in ("run", "submit"):
+            raise ValueError(f"mode must be 'run' or 'submit', got {mode!r}")
+        self.lab, self.mode, self.submission_id = lab, mode, submission_id
+        self.tests: dict[str, TestResult] = {}
+        self.metrics: dict = {}
+        self.plots: list[dict] = []
+        self.stdout = ""
+        self.failure: tuple[str, str] | None = None  # a verdict that ends the run, with its message
+        self.worker: dict = {}
+
+    @property
+    def hidden_included(self) -> bool:
+        return self.mode == "submit"
+
+    def declare(self, name: str, visibility: str, weight: float = 1.0) -> None:
+        if name in self.tests:
+            raise ValueError(f"test {name!r} declared twice")
+        self.tests[name] = TestResult(name, visibility, weight)
+
+    def record(self, name: str, passed: bool, message: str = "", verdict: str = "wrong_answer",
+               credit: float = 1.0, message_public: bool = False) -> None:
+        if not 0.0 <= credit <= 1.0:
+            raise ValueError(f"credit must be in [0, 1], got {credit}")
+        test = self.tests[name]
+        test.passed, test.message = bool(passed), message
+        test.verdict = "" if passed else verdict
+        test.credit, test.message_public = credit, message_public
+
+    def fail(self, verdict: str, message: str) -> None:
+        """End the run with `verdict` (the first failure wins)."""
+        if verdict not in VERDICTS:
+            raise ValueError(f"unknown verdict {verdict!r}")
+        if self.failure is None:
+            self.failure = (verdict, message)
+
+    def verdict(self) -> tuple[str, str]:
+        if self.failure:
+            return self.failure
+        for test in self.tests.values():
+            if test.passed is False:
+                where = f"test {test.name}"
+                detail = test.message if self._shown(test) else "(hidden test: details withheld)"
+                return test.verdict or "wrong_answer", f"{where} failed: {detail}"
+            if test.passed is None:
+                return "internal_error", f"test {test.name} was declared but never run"
+        if not self.tests:
+            return "internal_error", "the grader ran no tests"
+        return "accepted", ""
+
+    @staticmethod
+    def _shown(test: TestResult) -> bool:
+        return test.visibility == "public" or test.message_public
+
+    def to_dict(self) -> dict:
+        verdict, message = self.verdict()
+        scored = self.mode == "submit"
+        total = sum(test.weight for test in self.tests.values()) or 1.0
+        tests, earned = [], 0.0
+        for test in self.tests.values():
+            share = test.weight / total
+            gained = share * test.credit if test.passed else 0.0
+            earned += gained
+            tests.append({
+                "name": test.name, "visibility": test.visibility, "passed": bool(test.passed),
+                "score": round(gained, 6) if scored else None, "max_score": round(share, 6) if scored else None,
+                "message": test.message if self._shown(test) else "",
+            })
+        score = None
+        if scored:
+            score = 0.0 if verdict in ("compile_error", "rejected", "internal_error") else round(earned, 4)
+        stdout = self.stdout if len(self.stdout) <= STDOUT_CAP else self.stdout[:STDOUT_CAP] + "\n... (truncated)"
+        return {"submission_id": self.submission_id, "lab": self.lab, "mode": self.mode, "verdict": verdict,
+                "score": score, "max_score": 1.0 if scored else None, "message": message, "tests": tests,
+                "metrics": self.metrics, "plots": self.plots, "stdout": stdout,
+                "worker": {"host": socket.gethostname(), "python": platform.python_version(), **self.worker}}

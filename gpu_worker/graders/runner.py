@@ -1,0 +1,81 @@
+"""Grades one submission: source checks, a sandboxed session, the lab's grader, then the result JSON."""
+import importlib
+import logging
+import random
+import secrets
+import time
+import traceback
+
+from gpu_worker.graders.result import Report
+from gpu_worker.graders.source_checks import SourceProblem, check_source
+from gpu_worker.sandbox import LearnerError, LearnerSession, Limits, sandbox_level
+from gpu_worker.sandbox.process import SandboxUnavailable
+
+log = logging.getLogger(__name__)
+LABS = {"kv-sizing": "kv_sizing", "paged-attention": "paged_attention", "scheduler": "scheduler",
+        "ring-allreduce": "ring_allreduce"}
+
+
+def grader_module(lab: str):
+    if lab not in LABS:
+        raise ValueError(f"unknown lab {lab!r}; known: {sorted(LABS)}")
+    return importlib.import_module(f"gpu_worker.graders.{LABS[lab]}")
+
+
+def lab_limits(lab: str) -> Limits:
+    return Limits().updated(grader_module(lab).LIMITS)
+
+
+def grade(lab: str, source, mode: str, submission_id: int | None = None, seed: int | None = None,
+          limits: dict | None = None) -> dict:
+    """The result JSON (a dict) for `source` on `lab`; never raises for anything the learner did.
+
+    `limits` overrides the lab's limits (tests use short ones)."""
+    started = time.monotonic()
+    report = Report(lab, mode, submission_id)
+    try:
+        report.worker = _worker_info()
+        grader = grader_module(lab)
+        _run(grader, report, source, seed, limits)
+    except SandboxUnavailable as error:
+        log.error("no safe sandbox: %s", error)
+        report.failure = None
+        report.fail("internal_error", f"the worker cannot isolate code safely, so nothing ran: {error}")
+    except Exception:  # noqa: BLE001 - our fault: say so instead of blaming the learner
+        log.exception("grader %s failed", lab)
+        report.failure = None
+        report.fail("internal_error", "the grader failed; this is not your fault:\n"
+                    + traceback.format_exc(limit=-3)[-2000:])
+    report.metrics["grade_s"] = round(time.monotonic() - started, 3)
+    return report.to_dict()
+
+
+def _run(grader, report: Report, source, seed: int | None, limits: dict | None) -> None:
+    try:
+        source = check_source(source)
+    except SourceProblem as problem:
+        report.fail(problem.verdict, problem.message)
+        return
+    rng = random.Random(seed if seed is not None else secrets.randbits(64))
+    options = getattr(grader, "session_options", dict)()
+    session = LearnerSession(source, grader.FUNCTIONS, lab_limits(report.lab).updated(limits), **options)
+    try:
+        with session:
+            report.metrics["sandbox_start_s"] = round(session.load_s, 3)
+            if session.missing:
+                report.fail("rejected", "missing function(s) required by the contract: "
+                            + ", ".join(f"{name}()" for name in session.missing))
+                return
+            grader.grade(session, report, rng)
+    except LearnerError as error:
+        report.fail(error.verdict, error.message)
+    finally:
+        report.stdout = getattr(grader, "clean_stdout", str)(session.stdout)
+    if report.failure is None and any(test.passed is None for test in report.tests.values()):
+        report.fail("internal_error", "the grader stopped before running every test")
+
+
+def _worker_info() -> dict:
+    import torch
+    return {"torch": torch.__version__, "sandbox": sandbox_level(),
+            "device": "cuda" if torch.cuda.is_available() else "cpu"}

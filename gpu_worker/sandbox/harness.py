@@ -1,0 +1,124 @@
+"""Runs inside the sandbox: imports the learner's file and answers the grader's calls over the channel.
+
+Usage: python harness.py IN_FD OUT_FD. Nothing here is trusted by the grader: it only moves
+inputs in and answers out; every answer is checked outside the sandbox.
+"""
+import importlib
+import importlib.util
+import os
+import signal
+import sys
+import tempfile
+import time
+import traceback
+
+import channel
+
+MEMORY_MARKERS = ("out of memory", "can't allocate memory", "defaultcpuallocator", "cannot allocate memory")
+state = {"module": None, "path": ""}
+
+
+def classify(error: BaseException) -> str:
+    if isinstance(error, MemoryError):
+        return "memory"
+    if isinstance(error, RuntimeError) and any(m in str(error).lower() for m in MEMORY_MARKERS):
+        return "memory"
+    return "runtime"
+
+
+def describe(error: BaseException) -> str:
+    """The traceback from the learner's first frame on, as a learner would want to read it."""
+    frames = traceback.extract_tb(error.__traceback__)
+    learner = [i for i, frame in enumerate(frames) if frame.filename == state["path"]]
+    frames = frames[learner[0]:] if learner else frames[-1:]
+    text = "".join(traceback.format_list(frames)).replace(state["path"], "submission.py")
+    if isinstance(error, SystemExit):
+        return text + f"SystemExit: the code called exit({error.code!r}) instead of returning"
+    return (text + "".join(traceback.format_exception_only(type(error), error)))[-4000:]
+
+
+def load(header: dict) -> dict:
+    workdir = tempfile.mkdtemp(prefix="work-")
+    path = os.path.join(workdir, "submission.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(header["source"])
+    state["path"] = path
+    sys.path[:0] = [workdir, *header.get("python_path", [])]
+    spec = importlib.util.spec_from_file_location("submission", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["submission"] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as error:  # noqa: BLE001 - everything the learner raises is reported
+        return {"ok": False, "error": {"kind": classify(error), "message": describe(error)}}
+    state["module"] = module
+    missing = [name for name in header.get("functions", []) if not callable(getattr(module, name, None))]
+    return {"ok": True, "missing": missing}
+
+
+def call(header: dict, tensors: dict) -> tuple[dict, dict]:
+    args = channel.decode(header.get("args", []), tensors)
+    device = header.get("device", "cpu")
+    if device != "cpu":
+        args = _to_device(args, device)
+    function = getattr(state["module"], header["name"])
+    repeats, warmup, times = header.get("repeats", 1), header.get("warmup", 0), []
+    for index in range(warmup + repeats):
+        started = time.perf_counter()
+        result = function(*args)
+        if device != "cpu":
+            import torch
+            torch.cuda.synchronize()
+        if index >= warmup:
+            times.append(time.perf_counter() - started)
+    out_tensors = {}
+    answer = {"ok": True, "result": channel.encode(result, out_tensors), "times": times}
+    return answer, {key: value.cpu() for key, value in out_tensors.items()}
+
+
+def plugin(header: dict, tensors: dict) -> tuple[dict, dict]:
+    """A lab-specific operation (e.g. launching ring ranks) from a module bound next to us."""
+    module = importlib.import_module(header["module"])
+    out_tensors = {}
+    value = module.run(state["module"], channel.decode(header.get("args", []), tensors))
+    return {"ok": True, "result": channel.encode(value, out_tensors)}, out_tensors
+
+
+def _to_device(value, device):
+    if isinstance(value, list):
+        return [_to_device(item, device) for item in value]
+    return value.to(device) if hasattr(value, "to") and type(value).__name__ == "Tensor" else value
+
+
+def serve(in_fd: int, out_fd: int) -> None:
+    while True:
+        try:
+            header, tensors = channel.receive(in_fd)
+        except channel.ChannelClosed:
+            return
+        op = header.get("op")
+        if op == "exit":
+            return
+        out_tensors = {}
+        try:
+            if op == "load":
+                answer = load(header)
+            elif op == "call":
+                answer, out_tensors = call(header, tensors)
+            elif op == "plugin":
+                answer, out_tensors = plugin(header, tensors)
+            else:
+                answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {op!r}"}}
+        except BaseException as error:  # noqa: BLE001
+            answer = {"ok": False, "error": {"kind": classify(error), "message": describe(error)}}
+        try:
+            channel.send(out_fd, answer, out_tensors)
+        except (TypeError, ValueError) as error:
+            channel.send(out_fd, {"ok": False, "error": {"kind": "runtime", "message": f"cannot send result: {error}"}})
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes raise OSError instead of killing us
+    serve(int(sys.argv[1]), int(sys.argv[2]))
+    sys.stdout.flush()
+    os._exit(0)

@@ -1,0 +1,167 @@
+"""Starts learner code in the sandbox, drains its output with a cap, and kills it on a deadline."""
+import logging
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpu_worker.sandbox import isolation
+from gpu_worker.sandbox.limits import Limits
+
+log = logging.getLogger(__name__)
+CHUNK = 65536
+
+
+@dataclass
+class Exit:
+    returncode: int | None  # negative: killed by that signal
+    killed_for_time: bool
+    wall_s: float
+
+    @property
+    def signal_name(self) -> str:
+        if self.returncode is None or self.returncode >= 0:
+            return ""
+        try:
+            return signal.Signals(-self.returncode).name
+        except ValueError:
+            return f"signal {-self.returncode}"
+
+
+class SandboxUnavailable(RuntimeError):
+    """This host cannot isolate learner code safely: grading fails as internal_error."""
+
+
+def _world_can_reach(path: Path) -> bool:
+    return all(os.stat(parent).st_mode & 0o001 for parent in path.resolve().parents)
+
+
+class SandboxProcess:
+    """One run of `python harness.py` under isolation; `to_child`/`from_child` are the harness channel."""
+
+    def __init__(self, harness_args: list[str], limits: Limits, file_binds: dict[str, str] | None = None,
+                 env: dict | None = None, level: str | None = None, python_args: list[str] | None = None):
+        self.limits = limits
+        self.level = level or isolation.sandbox_level()
+        self.file_binds = dict(file_binds or {})
+        self.env = isolation.sandbox_env(env)
+        self.harness_args = harness_args
+        self.python_args = python_args  # instead of the harness (e.g. ["-c", "import torch"] for a floor)
+        self.output = bytearray()
+        self.output_truncated = False
+        self.started_at = 0.0
+        self.killed_for_time = False
+        self._proc = None
+        self.gpu_host = any(Path("/dev").glob("nvidia[0-9]*"))
+
+    @property
+    def deadline(self) -> float:
+        return self.started_at + self.limits.wall_s
+
+    def _command(self, to_child: int, from_child: int) -> list[str]:
+        python = str(Path(sys.prefix) / "bin" / "python")
+        if self.level == "bubblewrap":
+            root = isolation.MOUNT_ROOT
+            binds = {str(isolation.HARNESS_DIR / name): f"{root}/{name}" for name in ("harness.py", "channel.py")}
+            binds.update({str(source): f"{root}/lib/{target}" for target, source in self.file_binds.items()})
+            harness = [f"{root}/harness.py", str(to_child), str(from_child), *self.harness_args]
+            return isolation.bwrap_command([python, "-E", "-s", "-B", "-u", *(self.python_args or harness)],
+                                           self.limits, self.env, binds)
+        harness = [str(isolation.HARNESS_DIR / "harness.py"), str(to_child), str(from_child), *self.harness_args]
+        return [python, "-E", "-s", "-B", "-u", *(self.python_args or harness)]  # file_binds: see python_path()
+
+    def python_path(self) -> list[str]:
+        """Where the harness finds `file_binds` (module path -> host file) inside the sandbox."""
+        if self.level == "bubblewrap":
+            return [f"{isolation.MOUNT_ROOT}/lib"] if self.file_binds else []
+        roots = {str(source)[: -len(target)] for target, source in self.file_binds.items()}
+        return sorted(root.rstrip("/") for root in roots)
+
+    def _preexec(self) -> None:
+        limits = self.limits
+        cpu = int(limits.cpu_s)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        # CUDA reserves tens of GB of address space at init, so on GPU hosts cap data (writable
+        # private mappings) instead of the whole address space.
+        memory_limit = resource.RLIMIT_DATA if self.gpu_host else resource.RLIMIT_AS
+        resource.setrlimit(memory_limit, (limits.memory_bytes, limits.memory_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.nproc, limits.nproc))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if self.level != "bubblewrap":
+            isolation.drop_privileges_in_child(with_netns=self.level == "rlimits+netns", drop_uid=os.geteuid() == 0)
+
+    def start(self) -> tuple[int, int]:
+        """Start the run; returns (write fd to the harness, read fd from the harness)."""
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        if self.level != "bubblewrap":
+            log.warning("running learner code with sandbox level %s", self.level)
+            # as root we must become nobody, and nobody must reach the interpreter and the harness
+            reachable = _world_can_reach(Path(sys.executable)) and _world_can_reach(isolation.HARNESS_DIR)
+            if os.geteuid() == 0 and not reachable:
+                raise SandboxUnavailable("without bubblewrap, learner code would run as root (the interpreter is "
+                                         "not reachable by uid nobody); refusing")
+        self.started_at = time.monotonic()
+        self._proc = subprocess.Popen(
+            self._command(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, pass_fds=(to_child_r, from_child_w), env=self.env,
+            cwd="/tmp", start_new_session=True, preexec_fn=self._preexec)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+        return to_child_w, from_child_r
+
+    def _drain(self) -> None:
+        stream = self._proc.stdout
+        while chunk := stream.read1(CHUNK):
+            room = self.limits.output_bytes - len(self.output)
+            if room > 0:
+                self.output += chunk[:room]
+            if len(chunk) > room:
+                self.output_truncated = True
+
+    def poll(self) -> int | None:
+        return self._proc.poll()
+
+    def kill(self) -> None:
+        """Kill the whole process group; with bubblewrap the pid namespace dies with it."""
+        if self._proc is None or self._proc.poll() is not None:
+            return
+        try:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def finish(self, grace_s: float = 2.0) -> Exit:
+        """Wait (at most until the deadline plus a grace) for the exit, killing when needed."""
+        remaining = max(0.0, self.deadline - time.monotonic()) + grace_s
+        try:
+            self._proc.wait(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            self.killed_for_time = True
+            self.kill()
+            self._proc.wait()
+        self.kill()  # leftovers in the group (fallback levels)
+        self._reader.join(timeout=5)
+        self._proc.stdout.close()
+        return Exit(self._proc.returncode, self.killed_for_time, time.monotonic() - self.started_at)
+
+    def stdout_text(self) -> str:
+        text = self.output.decode("utf-8", errors="replace")
+        return text + ("\n... (output truncated)" if self.output_truncated else "")
+
+
+def run_python(args: list[str], limits: Limits | None = None) -> tuple[Exit, str]:
+    """Run `python ARGS` (no harness) under the same isolation: e.g. the floor `-c "import torch"`."""
+    process = SandboxProcess([], limits or Limits(), python_args=args)
+    to_child, from_child = process.start()
+    os.close(to_child)
+    os.close(from_child)
+    return process.finish(), process.stdout_text()

@@ -1,0 +1,147 @@
+"""The grader's handle on one sandboxed run: load the learner's file, call its functions, read the exit."""
+import os
+import signal
+import time
+
+from gpu_worker.sandbox import channel
+from gpu_worker.sandbox.limits import Limits
+from gpu_worker.sandbox.process import SandboxProcess
+
+TIME_SIGNALS = {signal.SIGXCPU}
+
+
+class LearnerError(Exception):
+    """Learner code failed. `verdict` is the verdict it earns; `fatal` means the process is gone."""
+
+    def __init__(self, verdict: str, message: str, fatal: bool = False):
+        super().__init__(message)
+        self.verdict, self.message, self.fatal = verdict, message, fatal
+
+
+class LearnerSession:
+    """`with LearnerSession(source, functions, limits) as s: s.call("f", 1, 2)`."""
+
+    def __init__(self, source: str, functions: list[str], limits: Limits | None = None,
+                 file_binds: dict | None = None, env: dict | None = None, level: str | None = None):
+        self.source, self.functions = source, list(functions)
+        self.limits = limits or Limits()
+        self.process = SandboxProcess([], self.limits, file_binds, env, level)
+        self.missing: list[str] = []
+        self.exit = None
+        self.load_s = 0.0
+
+    def __enter__(self) -> "LearnerSession":
+        self._to_child, self._from_child = self.process.start()
+        os.set_blocking(self._to_child, False)
+        try:
+            answer, _ = self._exchange({"op": "load", "source": self.source, "functions": self.functions,
+                                        "python_path": self.process.python_path()})
+        except BaseException:
+            self.close()
+            raise
+        missing = answer.get("missing")
+        self.missing = [str(name) for name in missing] if isinstance(missing, list) else []
+        self.load_s = time.monotonic() - self.process.started_at
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.exit is not None:
+            return
+        try:
+            channel.send(self._to_child, {"op": "exit"}, deadline=time.monotonic() + 0.1)
+        except (OSError, channel.ChannelError):
+            pass
+        self.exit = self.process.finish(grace_s=0.5)
+        for fd in (self._to_child, self._from_child):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    @property
+    def stdout(self) -> str:
+        return self.process.stdout_text()
+
+    def call(self, name: str, *args, device: str = "cpu", warmup: int = 0, repeats: int = 1):
+        """The learner's `name(*args)`; raises LearnerError. With repeats, returns (result, seconds list)."""
+        tensors = {}
+        answer, out = self._exchange({"op": "call", "name": name, "args": channel.encode(list(args), tensors),
+                                      "device": device, "warmup": warmup, "repeats": repeats}, tensors)
+        result = _decode(answer.get("result"), out)
+        times = answer.get("times")
+        if not isinstance(times, list) or not all(isinstance(t, (int, float)) for t in times) or not times:
+            times = [float("inf")]
+        return (result, times) if repeats > 1 or warmup else result
+
+    def plugin(self, module: str, *args):
+        tensors = {}
+        answer, out = self._exchange({"op": "plugin", "module": module,
+                                      "args": channel.encode(list(args), tensors)}, tensors)
+        return _decode(answer.get("result"), out)
+
+    def _exchange(self, header: dict, tensors: dict | None = None) -> tuple[dict, dict]:
+        if self.exit is not None:
+            raise LearnerError("runtime_error", "the program is no longer running", fatal=True)
+        try:
+            channel.send(self._to_child, header, tensors, deadline=self.process.deadline)
+            answer, out = channel.receive(self._from_child, deadline=self.process.deadline)
+        except channel.ChannelTimeout:
+            self.process.killed_for_time = True
+            self.process.kill()
+            self.close()
+            raise LearnerError("time_limit", f"no answer within the {self.limits.wall_s:g} s wall-clock limit",
+                               fatal=True) from None
+        except (channel.ChannelError, OSError) as error:
+            raise self._died(error) from None
+        if not answer.get("ok"):
+            error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+            kind = error.get("kind")
+            verdict = {"memory": "memory_limit", "runtime": "runtime_error"}.get(kind, "runtime_error")
+            message = str(error.get("message", ""))[:4000]
+            if kind == "memory":  # the run stops: the next call would only thrash the host again
+                self.process.kill()
+                self.close()
+                raise LearnerError(verdict, f"out of memory (limit {self.limits.memory_bytes >> 20} MiB)\n{message}",
+                                   fatal=True)
+            raise LearnerError(verdict, message)
+        return answer, out
+
+    def _died(self, error: Exception) -> LearnerError:
+        """Why the process stopped answering, read from how it exited."""
+        protocol_broken = not isinstance(error, (channel.ChannelClosed, OSError))
+        if protocol_broken:  # it may still be running (e.g. blocked writing an oversized answer)
+            self.process.kill()
+            self.close()
+            return LearnerError("runtime_error", f"the program broke the harness protocol: {error}", True)
+        self.close()
+        exit = self.exit
+        if exit.killed_for_time:
+            return LearnerError("time_limit", f"killed after the {self.limits.wall_s:g} s wall-clock limit", True)
+        code = exit.returncode
+        if code is not None and code > 128 and self.process.level == "bubblewrap":
+            code = -(code - 128)  # bwrap exits with 128 + the signal that killed the sandboxed process
+        if code is not None and code < 0:
+            number = -code
+            if number in TIME_SIGNALS:
+                return LearnerError("time_limit", f"CPU time limit of {self.limits.cpu_s} s exceeded", True)
+            if number == signal.SIGKILL:
+                return LearnerError("runtime_error", "the program was killed (SIGKILL): out of memory, "
+                                                     "or it killed itself", True)
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            return LearnerError("runtime_error", f"the program crashed ({name})", True)
+        return LearnerError("runtime_error", f"the program exited (code {exit.returncode}) before answering; "
+                                             "do not call exit() or os._exit()", True)
+
+
+def _decode(value, tensors: dict):
+    """The learner's answer as Python values; a malformed one fails the call, not the grader."""
+    try:
+        return channel.decode(value, tensors)
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
+        raise LearnerError("runtime_error", f"the answer could not be read ({type(error).__name__})") from None
