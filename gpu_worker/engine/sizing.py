@@ -1,0 +1,23 @@
+"""KV-cache sizing arithmetic (the `kv-sizing` lab contract), pure Python so graders can import it anywhere."""
+import math
+
+
+def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
+    """Bytes one token's keys and values take across all layers."""
+    num_heads = config["num_attention_heads"]
+    num_kv_heads = config.get("num_key_value_heads") or num_heads
+    head_dim = config.get("head_dim") or config["hidden_size"] // num_heads
+    return 2 * config["num_hidden_layers"] * num_kv_heads * head_dim * dtype_bytes
+
+
+def num_gpu_blocks(gpu_memory_bytes: int, gpu_memory_utilization: float,
+                   weight_bytes: int, activation_bytes: int,
+                   block_size: int, bytes_per_token: int) -> int:
+    """Blocks that fit in the memory left after weights and the activation peak; 0 when none."""
+    left = int(gpu_memory_bytes * gpu_memory_utilization) - weight_bytes - activation_bytes
+    return max(0, left // (block_size * bytes_per_token))
+
+
+def max_concurrent_seqs(num_blocks: int, block_size: int, seq_len: int) -> int:
+    """How many sequences of `seq_len` tokens the pool holds at once."""
+    return num_blocks // math.ceil(seq_len / block_size)
