@@ -1,5 +1,9 @@
 """What the Celery task `gpu_worker.run_lab` calls: grade one submission and return the result JSON."""
+import logging
+
 from gpu_worker.graders import grade
+
+log = logging.getLogger(__name__)
 
 MODES = ("run", "submit")
 
@@ -15,6 +19,9 @@ def run_lab(submission_id: int | None, lab: str, mode: str, source: str | bytes,
         return grade(lab, source, mode, submission_id=submission_id, seed=seed)
     except ValueError as error:  # unknown lab: a caller's mistake, reported like our own failure
         return _internal(submission_id, lab, mode, str(error))
+    except Exception as error:  # a grader bug must still end the run with a verdict, not a lost task
+        log.exception("grader for %s failed on submission %s", lab, submission_id)
+        return _internal(submission_id, lab, mode, f"the grader failed ({type(error).__name__}); this is our fault")
 
 
 def _internal(submission_id, lab, mode, message: str) -> dict:

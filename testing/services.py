@@ -129,3 +129,11 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "browser" in item.keywords:
                 item.add_marker(skip)
+    gpu_items = [item for item in items if "gpu" in item.keywords]
+    if gpu_items:
+        import torch
+
+        if not torch.cuda.is_available():
+            skip = pytest.mark.skip(reason="needs CUDA (gpu marker)")
+            for item in gpu_items:
+                item.add_marker(skip)

@@ -12,7 +12,7 @@ log = logging.getLogger(__name__)
 LEVELS = ("bubblewrap", "rlimits+netns", "rlimits")
 SANDBOX_UID = 65534  # nobody
 HARNESS_DIR = Path(__file__).resolve().parent
-# Where harness files are bound read-only inside: /mnt is hidden behind a tmpfs, so we may add to it.
+# Where harness files are bound read-only inside the (otherwise empty) sandbox root.
 MOUNT_ROOT = "/mnt/sandbox" if Path("/mnt").is_dir() and not Path("/mnt").is_symlink() else "/tmp/.sandbox"
 REPO_ROOT = HARNESS_DIR.parents[1]
 CLONE_NEWNET = 0x40000000
@@ -74,32 +74,42 @@ def sandbox_env(extra: dict | None = None) -> dict:
     return env
 
 
-def _expose_under_hidden(path: Path, hidden: list[Path]) -> list[str]:
-    """Args that bind `path` back read-only when one of the `hidden` dirs covers it."""
-    for cover in hidden:
-        if path == cover or cover in path.parents:
-            args = []
-            for parent in reversed(path.relative_to(cover).parents):
-                if parent != Path("."):
-                    args += ["--perms", "0755", "--dir", str(cover / parent)]
-            return args + ["--ro-bind", str(path), str(path)]
-    return []
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
+def _system_binds() -> list[str]:
+    """The new root starts empty: bring in only the system dirs (read-only) that programs need.
+    Everything else (/work, /home, /root, /srv, /var, other checkouts, the repo) stays out."""
+    args = []
+    for name in SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    return args + ["--ro-bind-try", "/sys", "/sys"]
+
+
+def _traversable_parents(path: Path) -> list[str]:
+    """Make the dirs above a bind point traversable by uid nobody (bwrap would create them 0700)."""
+    args = []
+    for parent in reversed(path.parents):
+        if str(parent) not in ("/", "/tmp", "/var", "/var/tmp", "/dev", "/dev/shm"):
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
 
 
 def bwrap_command(argv: list[str], limits, env: dict, file_binds: dict[str, str]) -> list[str]:
-    """bwrap argv: read-only root, hidden homes/repo/run dirs, private /tmp, no network, uid nobody."""
-    hidden = [Path(p) for p in ("/root", "/home", "/run", "/var/run", "/srv", "/mnt", "/media", "/var/lib", "/var/log",
-                                "/var/spool", "/var/mail", "/var/backups", str(REPO_ROOT))]
-    hidden = [p for p in hidden if p.is_dir() and not p.is_symlink()]
-    cmd = ["bwrap", "--ro-bind", "/", "/"]
-    for cover in sorted(hidden, key=lambda p: len(p.parts)):
-        cmd += ["--perms", "0755", "--tmpfs", str(cover)]
-    for needed in sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}, key=lambda p: len(p.parts)):
-        cmd += _expose_under_hidden(needed, hidden)
+    """bwrap argv: an empty root with the system dirs and Python read-only, private /tmp, no network, uid nobody."""
+    cmd = ["bwrap", *_system_binds()]
     cmd += ["--dev", "/dev", "--proc", "/proc",
             "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
             "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm",
             "--perms", "1777", "--size", str(16 * 1024 * 1024), "--tmpfs", "/var/tmp"]
+    # Python itself (the base install and the venv), bound after /tmp so a checkout in /tmp works too.
+    for needed in sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}, key=lambda p: len(p.parts)):
+        if not any(str(needed).startswith(f"{name}/") for name in SYSTEM_DIRS):
+            cmd += _traversable_parents(needed) + ["--ro-bind", str(needed), str(needed)]
     for device in sorted(Path("/dev").glob("nvidia*")):  # GPU hosts: device nodes only
         cmd += ["--dev-bind-try", str(device), str(device)]
     made = set()
