@@ -25,6 +25,7 @@ def test_spot_the_bug_by_mouse_then_keyboard(page, live_server, signed_in, learn
     page.goto(live_server.url + drill_url(signed_in["spot"]))
     page.get_by_role("button", name="Line 2:").click()
     expect(page.get_by_role("status")).to_contain_text("Not line 2.")
+    expect(page.get_by_role("status")).to_be_focused()  # the swap moves focus to the feedback
     expect(page.get_by_text("SPOT-EXPLANATION-SECRET")).to_have_count(0)
     page.get_by_role("button", name="Line 1:").focus()
     for _ in range(3):
