@@ -98,8 +98,29 @@ def result_for_learner(submission: Submission) -> dict:
     metrics = result.get("metrics") if isinstance(result.get("metrics"), dict) else {}
     counts = {kind: (sum(1 for t in tests if t["visibility"] == kind and t["passed"]),
                      sum(1 for t in tests if t["visibility"] == kind)) for kind in ("public", "hidden")}
-    return {"tests": tests, "counts": counts, "plots": plots, "metrics": metrics, "stdout": str(result.get("stdout") or ""),
+    scalars, tables = metrics_for_display(metrics)
+    return {"tests": tests, "counts": counts, "plots": plots, "metrics": scalars, "metric_tables": tables,
+            "stdout": str(result.get("stdout") or ""),
             "worker": result.get("worker") if isinstance(result.get("worker"), dict) else {}}
+
+
+def metrics_for_display(metrics: dict) -> tuple[dict, list[dict]]:
+    """Scalars as name/value rows; nested groups (e.g. trace -> system -> metric) as small tables
+    with one column per system and one row per metric, instead of a raw dict on the page."""
+    scalars, tables = {}, []
+    for name, value in metrics.items():
+        if not isinstance(value, dict):
+            scalars[name] = value
+            continue
+        groups = value if all(isinstance(v, dict) for v in value.values()) and value else {"": value}
+        for group, columns in groups.items():
+            if not all(isinstance(v, dict) for v in columns.values()):
+                columns = {"value": columns}
+            headers = list(columns)
+            row_names = list(dict.fromkeys(key for column in columns.values() for key in column))
+            rows = [[row] + [columns[h].get(row, "") for h in headers] for row in row_names]
+            tables.append({"title": f"{name} · {group}" if group else name, "headers": headers, "rows": rows})
+    return scalars, tables
 
 
 def lab_overview(*, learner) -> list[dict]:

@@ -73,3 +73,18 @@ def test_queue_stats():
     stats = selectors.queue_stats()
     assert (stats["queued"], stats["running"]) == (2, 1)
     assert 41 <= stats["oldest_queued_age_s"] < 60
+
+
+def test_nested_metrics_become_tables_with_a_column_per_system():
+    from labs.selectors import metrics_for_display
+
+    scalars, tables = metrics_for_display({
+        "device": "cpu",
+        "traces": {"bursty": {"yours": {"steps": 230, "preemptions": 0}, "reference": {"steps": 204, "preemptions": 1}}},
+        "timing": {"median_ms": 1.9, "reference_ms": 1.6},
+    })
+    assert scalars == {"device": "cpu"}
+    assert tables[0] == {"title": "traces · bursty", "headers": ["yours", "reference"],
+                         "rows": [["steps", 230, 204], ["preemptions", 0, 1]]}
+    assert tables[1] == {"title": "timing", "headers": ["value"],
+                         "rows": [["median_ms", 1.9], ["reference_ms", 1.6]]}
