@@ -8,7 +8,7 @@ from gpu_worker.sandbox import LearnerError
 
 SLUG = "scheduler"
 FUNCTIONS = ("schedule",)
-LIMITS = {"wall_s": 60.0, "cpu_s": 30}
+LIMITS = {"wall_s": 120.0, "cpu_s": 60}  # many steps, each a round trip; generous so a loaded worker does not fail a slow-but-valid policy
 BASE_CONFIG = {"max_num_seqs": 8, "max_num_batched_tokens": 256, "block_size": 16, "num_blocks": 128}
 CONFIGS = {"bursty": BASE_CONFIG, "long-tail": BASE_CONFIG, "chat": BASE_CONFIG,
            "memory-pressure": {**BASE_CONFIG, "num_blocks": 48, "max_num_batched_tokens": 512}}
