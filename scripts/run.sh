@@ -31,7 +31,7 @@ stop() {
   wait 2>/dev/null || true
   exit "${1:-0}"
 }
-trap 'stop 130' INT
+trap 'stop 0' INT  # Ctrl-C is the normal way to stop
 trap 'stop 143' TERM
 trap 'stop $?' EXIT
 
@@ -42,7 +42,7 @@ setsid $PY manage.py runserver "$HOST:$PORT" --noreload > var/web.log 2>&1 &
 pids+=($!)
 
 for _ in $(seq 1 100); do
-  $PY - "$HOST" "$PORT" <<'PY' && break || sleep 0.2
+  $PY - "$HOST" "$PORT" 2>/dev/null <<'PY' && break || sleep 0.2
 import socket, sys
 socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=0.2).close()
 PY
