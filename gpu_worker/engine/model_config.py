@@ -50,7 +50,15 @@ class LlamaConfig:
     def from_dict(cls, config: dict) -> "LlamaConfig":
         """Keeps the keys this model uses and ignores the rest of a `config.json`."""
         known = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in config.items() if key in known})
+        values = {key: value for key, value in config.items() if key in known}
+        # transformers 5 writes rope settings as one `rope_parameters` dict (theta included).
+        rope = config.get("rope_parameters")
+        if isinstance(rope, dict):
+            if "rope_theta" in rope:
+                values["rope_theta"] = rope["rope_theta"]
+            if rope.get("rope_type", rope.get("type", "default")) != "default":
+                values["rope_scaling"] = rope
+        return cls(**values)
 
     @property
     def eos_token_ids(self) -> list[int]:
