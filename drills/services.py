@@ -5,7 +5,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from .answers import grade, grade_card
-from .models import Attempt, Drill, Kind, MockInterview
+from .models import Attempt, Drill, Kind, MockInterview, ReviewCard
 from .payload import AnswerError
 from .review import rating_for_score, review_record
 
@@ -15,8 +15,12 @@ MOCK_MINUTES = (10, 20, 45)
 @transaction.atomic
 def attempt_submit(*, learner, drill: Drill, answer: dict, round_id: str = "", duration_ms: int | None = None,
                    mock: MockInterview | None = None) -> Attempt:
-    """Store a parsed answer. Retries in the same round are stored but do not score or review."""
+    """Store a parsed answer. Retries in the same round are stored but do not score or review, and
+    neither does answering again before the review queue says the item is due (reloading the page
+    must not buy a fresh first try)."""
     counts = not (round_id and Attempt.objects.filter(learner=learner, drill=drill, round_id=round_id).exists())
+    if counts and mock is None:
+        counts = not ReviewCard.objects.filter(learner=learner, drill=drill, due__gt=timezone.now()).exists()
     if drill.kind == Kind.CARD:
         # The written answer comes first; the self-rating completes the attempt (card_rate).
         is_correct, score = None, None

@@ -24,6 +24,7 @@ def test_mastery_is_the_share_of_items_whose_latest_review_passes(learner, drill
     attempt_submit(learner=learner, drill=drills["quiz_multi"], answer={"choices": []})  # wrong: nothing picked
     mastery = selectors.mastery_by_module(user=learner)
     assert mastery == {"kv-basics": 0.4, "ring-basics": 0.0}  # 2 of 5 passing
+    ReviewCard.objects.filter(learner=learner).update(due=timezone.now() - timedelta(seconds=1))  # comes due
     attempt_submit(learner=learner, drill=drills["spot"], answer={"line": 1})  # latest review fails
     assert selectors.mastery_by_module(user=learner)["kv-basics"] == 0.2
 

@@ -108,12 +108,29 @@ def test_mock_start_mixes_cards_and_quiz_from_chosen_modules(learner, drills):
         mock_start(learner=learner, minutes=10, module_slugs=["no-such-module"])
 
 
+def _let_it_come_due(learner):
+    ReviewCard.objects.filter(learner=learner).update(due=timezone.now() - timedelta(seconds=1))
+
+
 def test_review_card_is_rescheduled_not_duplicated(learner, drills):
     attempt_submit(learner=learner, drill=drills["spot"], answer={"line": 1})
     first_due = ReviewCard.objects.get(learner=learner).due
+    _let_it_come_due(learner)
     attempt_submit(learner=learner, drill=drills["spot"], answer={"line": 4})
     card = ReviewCard.objects.get(learner=learner)
     assert card.passing and card.due > first_due and card.due > timezone.now() + timedelta(seconds=30)
+
+
+def test_answering_again_before_the_item_is_due_is_practice_only(learner, drills):
+    first = attempt_submit(learner=learner, drill=drills["spot"], answer={"line": 1}, round_id="page-1")
+    again = attempt_submit(learner=learner, drill=drills["spot"], answer={"line": 4}, round_id="page-2")  # a reload
+    card = ReviewCard.objects.get(learner=learner)
+    assert (first.counts, again.counts) == (True, False)
+    assert not card.passing  # the wrong first answer still stands until the item comes back
+
+    _let_it_come_due(learner)
+    later = attempt_submit(learner=learner, drill=drills["spot"], answer={"line": 4}, round_id="page-3")
+    assert later.counts and ReviewCard.objects.get(learner=learner).passing
 
 
 def test_a_round_scores_once_even_if_the_check_is_raced(learner, drills):
