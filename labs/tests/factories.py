@@ -54,7 +54,7 @@ class SubmissionFactory(factory.django.DjangoModelFactory):
 
 
 def result_json(submission_id: int, mode: str = "submit", verdict: str = "accepted", score: float = 1.0) -> dict:
-    """A result as the worker sends it (see ARCHITECTURE.md), with one public and one hidden test."""
+    """A result as the worker sends it (see docs/architecture.md), with one public and one hidden test."""
     return {
         "submission_id": submission_id, "lab": "kv-sizing", "mode": mode, "verdict": verdict,
         "score": score if mode == "submit" else None, "max_score": 1.0 if mode == "submit" else None,
