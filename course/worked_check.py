@@ -101,7 +101,8 @@ def check_worked(file, data, sections: dict[str, str]) -> list[dict]:
             if not isinstance(name, str) or not name.isidentifier() or name in FUNCTIONS:
                 check.fail(f"inputs.{name}", "is not a usable name")
             if not _number(value):
-                check.fail(f"inputs.{name}", f"must be a number, got {value!r}")
+                hint = " (YAML reads 8e9 as text: write 8.0e+9 or 8000000000)" if isinstance(value, str) else ""
+                check.fail(f"inputs.{name}", f"must be a number, got {value!r}{hint}")
         expect = _number_field(check, "expect")
         rel_tol = _number_field(check, "rel_tol", DEFAULT_REL_TOL)
         if not 0 <= rel_tol < 1:
