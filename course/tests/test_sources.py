@@ -25,3 +25,13 @@ def test_a_module_without_sources_shows_no_empty_list(client, fixture_course):
     page = client.get(f"/course/beta/{sections.last().slug}/").content.decode()
     assert "Sources for this module" not in page
 
+
+def test_every_shipped_module_up_to_eight_cites_its_sources(db):
+    from django.core.management import call_command
+
+    if not real_module_folders():
+        pytest.skip("course/content holds no modules yet")
+    call_command("load_course", stdout=open("/dev/null", "w"))
+    for module in Module.objects.filter(order__lte=8):
+        assert len(module.sources) >= 3, module.slug
+        assert all(source["url"].startswith("https://") for source in module.sources), module.slug

@@ -90,3 +90,12 @@ def test_fixture_worked_examples_recompute(broken_content):
     assert [(item["id"], item["value"]) for item in alpha.worked] == [
         ("kv-bytes-per-token", 131072), ("ring-factor", 1.75)]
 
+
+def test_every_worked_example_of_the_real_course_recomputes_and_is_quoted():
+    if not real_module_folders():
+        pytest.skip("course/content holds no modules yet")
+    modules = read_course(REAL_CONTENT)  # raises ContentError naming the first wrong figure
+    counts = {module.slug: len(module.worked) for module in modules}
+    shipped_with_examples = [m for m in modules if m.order <= 8]
+    assert all(counts[m.slug] >= 4 for m in shipped_with_examples), counts
+    assert sum(counts.values()) >= 60, counts
