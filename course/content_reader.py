@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 
-from . import exercise_schema
+from . import exercise_schema, worked_check
 from .content_schema import ContentError, check_module_yaml
 from .markdown import UnknownWidget, render_markdown, widgets_placed
 from .widgets import widget_html
@@ -22,6 +22,7 @@ class ParsedSection:
     title: str
     order: int
     body_html: str
+    markdown: str = ""  # the raw file, so worked examples can find their quoted results
 
 
 @dataclass
@@ -35,6 +36,8 @@ class ParsedModule:
     summary_html: str
     labs: list[str]
     widgets: list[str]
+    sources: list[dict] = field(default_factory=list)
+    worked: list[dict] = field(default_factory=list)
     sections: list[ParsedSection] = field(default_factory=list)
     exercises: dict[str, list[dict]] = field(default_factory=dict)
 
@@ -100,7 +103,7 @@ def read_sections(folder: Path, label: str) -> tuple[list[ParsedSection], list[s
             raise ContentError(file_label, f"slug {slug!r} is used by another section", field="slug")
         body_html = _render(file_label, "body")(body)
         placed += widgets_placed(body)
-        sections.append(ParsedSection(slug, title.group(1).strip(), len(sections) + 1, body_html))
+        sections.append(ParsedSection(slug, title.group(1).strip(), len(sections) + 1, body_html, text))
     if not sections:
         raise ContentError(f"{label}/sections", "holds no section files")
     return sections, placed
@@ -120,13 +123,17 @@ def read_module(folder: Path, seen: dict[str, set[str]]) -> ParsedModule:
         slug=meta["slug"], title=meta["title"], order=meta["order"], tagline=meta["tagline"],
         bound_resource=meta["bound_resource"], bound_technique=meta["bound_technique"],
         summary_html=_render(f"{label}/module.yaml", "bound.summary")(meta["summary"]),
-        labs=meta["labs"], widgets=widgets, sections=sections)
+        labs=meta["labs"], widgets=widgets, sources=meta["sources"], sections=sections)
     section_slugs = {section.slug for section in sections}
     for kind, check in exercise_schema.KINDS.items():
         file_label = f"{label}/{kind}.yaml"
         data = read_yaml(folder / f"{kind}.yaml", file_label)
         module.exercises[kind] = check(file_label, data, section_slugs, _render(file_label, kind),
                                        seen.setdefault(kind, set()))
+    if (folder / "worked.yaml").is_file():  # optional: recomputed here, so a wrong figure fails the load
+        file_label = f"{label}/worked.yaml"
+        module.worked = worked_check.check_worked(file_label, read_yaml(folder / "worked.yaml", file_label),
+                                                  {section.slug: section.markdown for section in sections})
     return module
 
 

@@ -2,6 +2,7 @@
 import re
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+URL = re.compile(r"^https?://[^\s/?#]+\.[^\s/?#]+(?:[/?#]\S*)?$")
 RESOURCES = {"kv-memory", "memory-bandwidth", "interconnect-bandwidth", "latency"}
 LABS = {"kv-sizing", "paged-attention", "scheduler", "ring-allreduce"}
 WIDGETS = {"kv-calculator", "ring-stepper", "batching-timeline", "roofline"}
@@ -107,7 +108,7 @@ def item_label(index: int, raw) -> str:
 
 def check_module_yaml(file, data, folder_slug: str, folder_order: int) -> dict:
     check = Checker(file, data)
-    check.only({"slug", "title", "order", "tagline", "bound", "lab", "labs", "widgets"})
+    check.only({"slug", "title", "order", "tagline", "bound", "lab", "labs", "widgets", "sources"})
     slug = check.slug()
     if slug != folder_slug:
         check.fail("slug", f"{slug!r} must equal the folder name without its number ({folder_slug!r})")
@@ -133,4 +134,18 @@ def check_module_yaml(file, data, folder_slug: str, folder_order: int) -> dict:
             check.fail(f"widgets[{index}]", f"{widget!r} is not one of {', '.join(sorted(WIDGETS))}")
     return {"slug": slug, "title": check.text("title"), "order": order, "tagline": check.text("tagline"),
             "bound_resource": bound.choice("resource", RESOURCES), "bound_technique": bound.text("technique"),
-            "summary": bound.text("summary"), "labs": labs, "widgets": widgets}
+            "summary": bound.text("summary"), "labs": labs, "widgets": widgets,
+            "sources": check_sources(file, check.items("sources", required=False))}
+
+
+def check_sources(file, raw_sources: list) -> list[dict]:
+    """Optional reading list: each entry a title, an absolute http(s) link to the origin, a short note."""
+    sources = []
+    for index, raw in enumerate(raw_sources, start=1):
+        check = Checker(file, raw, f"sources[{index}]")
+        check.only({"title", "url", "note"})
+        url = check.text("url")
+        if not URL.match(url):
+            check.fail("url", f"{url!r} is not an absolute http(s) link")
+        sources.append({"title": check.text("title"), "url": url, "note": check.text("note", required=False)})
+    return sources

@@ -9,7 +9,7 @@ from .models import Module, Section
 from .signals import module_loaded
 
 MODULE_FIELDS = ("title", "order", "tagline", "bound_resource", "bound_technique", "summary_html", "labs",
-                 "widgets")
+                 "widgets", "sources")
 SECTION_FIELDS = ("title", "order", "body_html")
 
 

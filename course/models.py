@@ -21,6 +21,7 @@ class Module(models.Model):
     summary_html = models.TextField(blank=True)
     labs = models.JSONField(default=list, blank=True)
     widgets = models.JSONField(default=list, blank=True)
+    sources = models.JSONField(default=list, blank=True)  # [{title, url, note}], shown after the last section
 
     class Meta:
         ordering = ["order"]

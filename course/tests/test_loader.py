@@ -52,6 +52,12 @@ BREAKAGES = [
      "01-alpha/sections/02-the-calculator.md: field 'title': the first line must be '# Section title'"),
     ("01-alpha/sections/02-the-calculator.md", "{{ widget:kv-calculator }}", "{{ widget:abacus }}",
      "01-alpha/sections/02-the-calculator.md: field 'body': unknown widget 'abacus'"),
+    ("01-alpha/module.yaml", "url: https://arxiv.org/abs/2309.06180", "url: arxiv.org/abs/2309.06180",
+     "01-alpha/module.yaml: sources[1]: field 'url': 'arxiv.org/abs/2309.06180' is not an absolute http(s) link"),
+    ("01-alpha/module.yaml", "    url: https://docs.vllm.ai/en/latest/\n", "",
+     "01-alpha/module.yaml: sources[2]: field 'url': is required"),
+    ("01-alpha/module.yaml", "  - title: vLLM documentation", "  - titel: vLLM documentation",
+     "01-alpha/module.yaml: sources[2]: field 'titel': unknown field"),
     ("02-beta/cards.yaml", "  level: mid", "  level: [mid",
      "02-beta/cards.yaml: line 3, column 11: invalid YAML"),
 ]
