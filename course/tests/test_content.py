@@ -11,7 +11,7 @@ from course.signals import module_loaded
 from .conftest import REAL_CONTENT, real_module_folders
 from .seed_overlap import copied_runs, seed_runs
 
-MODULE_COUNT = 8
+MODULE_COUNT = 9
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def test_every_shipped_module_loads(real_course):
     assert sorted(real_course) == sorted(folder.name.split("-", 1)[1] for folder in folders)
 
 
-def test_exactly_eight_modules_in_order(real_course):
+def test_exactly_nine_modules_in_order(real_course):
     orders = list(Module.objects.order_by("order").values_list("order", flat=True))
     assert orders == list(range(1, MODULE_COUNT + 1))
 
