@@ -3,6 +3,8 @@ import os
 
 from celery import Celery
 
+import gpu_worker.heartbeat  # noqa: F401  (the web worker beats too, so /healthz sees it)
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 
 app = Celery("config")
@@ -23,8 +25,8 @@ def _transport_options() -> dict:
             "store_processed": False,
             "polling_interval": 0.05,
         }
-    # Longer than the GPU worker's hard time limit, so a long run is not redelivered.
-    return {"visibility_timeout": 900}
+    # Web tasks take well under a second; a killed web worker's task comes back after this.
+    return {"visibility_timeout": 120}
 
 
 app.conf.broker_transport_options = _transport_options()

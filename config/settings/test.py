@@ -13,7 +13,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
-HEALTH_PING_TIMEOUT = 5.0
 for _db in DATABASES.values():  # noqa: F405
     if _db["ENGINE"].endswith("sqlite3"):
         # A file, not memory, so that a worker process can share the test database.
