@@ -26,6 +26,7 @@ BIN = Path(sys.executable).parent
 def free_port(start: int) -> int:
     for port in range(start, start + 200):
         with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers bind: TIME_WAIT is free
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:
@@ -129,8 +130,10 @@ def main() -> None:
     children.append(Child("web-worker", celery + ["-A", "config", "worker", "-Q", "default", "--pool=threads",
                                                   "-c", "4", "-B", "-s", str(VAR / "celerybeat-schedule"),
                                                   "-n", "web@%h", "-l", level], env))
+    # Grading yields the CPU to the site: a learner's page stays quick while another's run is graded.
+    nice = ["nice", "-n", "10"] if shutil.which("nice") else []
     for number in range(1, grading_workers() + 1):
-        children.append(Child(f"gpu-worker-{number}", celery + [
+        children.append(Child(f"gpu-worker-{number}", nice + celery + [
             "-A", "gpu_worker.celery_app", "worker", "-Q", "gpu", "--pool=solo", "-n", f"gpu{number}@%h",
             "--without-mingle", "--without-gossip", "-l", level], env))
     cores = os.cpu_count() or 2
