@@ -1,6 +1,7 @@
 """The web side's Celery app: tasks on queue `default`; the GPU worker is reached by name."""
 import os
 
+import django  # noqa: F401  (first: gpu_worker keeps Django out of processes that import it before Django)
 from celery import Celery
 
 import gpu_worker.heartbeat  # noqa: F401  (the web worker beats too, so /healthz sees it)
