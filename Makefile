@@ -1,7 +1,7 @@
 .PHONY: run test bench lint clean
 SHELL := /bin/bash
 
-run:  ## set up everything and start the site and a worker
+run:  ## set up everything (bubblewrap and redis-server too), then the site and its workers, supervised
 	@bash scripts/run.sh
 
 test:  ## the whole suite but the gpu marker
@@ -14,4 +14,4 @@ bench:  ## the benchmarks (slow; see README)
 	.venv/bin/python -m gpu_worker.bench attention --out var/bench-attention.json
 
 clean:
-	rm -rf var/broker var/results var/test-db.sqlite3
+	rm -rf var/broker var/results var/redis var/run.env var/test-db*.sqlite3*

@@ -6,6 +6,7 @@ from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseStopPolling
 
 from accounts.roles import is_instructor
+from config.health import grading_status
 from labs import selectors
 from labs.models import Lab
 from labs.services import SubmissionRefused, submission_create
@@ -30,7 +31,8 @@ def detail(request, slug):
         except SubmissionRefused as refused:
             error = str(refused)
     history = selectors.learner_history(learner=request.user, lab=lab) if request.user.is_authenticated else []
-    context = {"lab": lab, "source": source, "error": error, "history": history}
+    context = {"lab": lab, "source": source, "error": error, "history": history, "grading": grading_status(),
+               "show_reason": is_instructor(request.user)}
     return render(request, "labs/detail.html", context, status=400 if error else 200)
 
 

@@ -99,6 +99,8 @@ def _configure_environment() -> None:
         os.environ["CELERY_RESULT_BACKEND"] = f"file://{folder}/results"
         os.makedirs(os.path.join(folder, "results"), exist_ok=True)
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    # Test workers beat often, so /healthz and the reaper see them soon after a table flush.
+    os.environ.setdefault("WORKER_HEARTBEAT_S", "1")
 
 
 _configure_environment()
