@@ -43,7 +43,10 @@ def _problem(request) -> str | None:
         if not _text_ok(request.body) or any(escape in request.body.lower() for escape in JSON_NUL_ESCAPES):
             return "The JSON body is not valid UTF-8 text or holds a NUL character; send UTF-8 text without NULs."
     elif content_type == "multipart/form-data":
-        # Django decodes multipart text fields with errors="replace": bad bytes arrive as U+FFFD.
+        # Django decodes multipart text fields in the declared charset, else UTF-8 with errors="replace"
+        # (bad bytes arrive as U+FFFD): refuse any other charset, then look for U+FFFD.
+        if (request.encoding or "utf-8").lower().replace("_", "-") not in ("utf-8", "utf8"):
+            return "The form is not valid UTF-8 text or holds a NUL character; send UTF-8 text without NULs."
         for name, values in request.POST.lists():
             if any("\x00" in text or "\ufffd" in text for text in [name, *values]):
                 return "The form is not valid UTF-8 text or holds a NUL character; send UTF-8 text without NULs."
