@@ -145,3 +145,20 @@ def _status(response):
 
 def _health(expected, got):
     return got if expected == "H" and got in (200, 503) else expected
+
+
+def test_superusers_read_every_submission_and_staff_alone_gives_nothing(django_user_model):
+    """The rule's edges: a superuser reaches every cohort, so every submission; `is_staff` alone does not,
+    and neither does a cohort's instructor list without the instructor role."""
+    world = site.build()
+    url = reverse("labs:submission", args=[world.defaults["submission_id"]])
+    client = Client()
+    client.force_login(django_user_model.objects.create_superuser("root", "root@example.com", "pw"))
+    assert client.get(url).status_code == 200
+    client.force_login(django_user_model.objects.create_user("desk", "desk@example.com", "pw", is_staff=True))
+    assert client.get(url).status_code == 404
+    own = world.users["own_instructor"]
+    own.groups.clear()
+    client.force_login(own)
+    assert client.get(url).status_code == 404
+    assert client.get(url, headers={"HX-Request": "true"}).status_code == 404
