@@ -2,6 +2,8 @@
 
 Each counter lives for a fixed window that starts with its first failure; a success clears the
 account's counter (not the address's, which many people may share). Limits are in settings.LOGIN_THROTTLE.
+The price: anyone can hold an account shut for one window by failing on purpose; a password reset
+still works, and the window is short.
 """
 import hashlib
 import math

@@ -149,3 +149,14 @@ def test_a_nul_in_a_card_answer_stores_nothing(world, content_type, template):
     assert response.status_code == 400 and not Attempt.objects.exists()
     fine = client.post(drill_url(card, "answer"), {"round": round_token, "text": "blocks and tables"})
     assert fine.status_code == 200 and Attempt.objects.count() == 1  # the same post without the NUL is stored
+
+
+@pytest.mark.parametrize("path", ["/labs/%00/", "/labs/caf%E9/", "/course/%00/s1/", "/drills/m1/card/%FF%FE/",
+                                  "/instructor/c/1/labs/%00/", "/labs/submissions/1%00/", "/accounts/reset/%00/x/"])
+def test_nul_or_latin1_in_the_path_is_a_miss(world, path):
+    for client in (signed_in(world, "own_instructor"), Client()):
+        response = client.get(path)
+        if path.startswith("/accounts/reset/"):  # the reset page says the link is dead
+            assert response.status_code == 200 and "This link no longer works" in response.content.decode()
+        else:
+            assert response.status_code in (302, 404), path
