@@ -59,6 +59,12 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     hour_ago = timezone.now() - timedelta(hours=1)
     if Submission.objects.filter(learner=learner, created_at__gte=hour_ago, regrade_of__isnull=True).count() >= cap:
         raise SubmissionRefused(f"You have used your {cap} runs for this hour; try again a little later.")
+    # Site-wide, over every waiting run (regrades included, though they are never refused); a soft bound:
+    # two requests may both pass the count.
+    waiting_everywhere = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
+    if waiting_everywhere.count() >= settings.LABS["QUEUE_CAP"]:
+        raise SubmissionRefused("The grading queue is full right now; your code was not sent. It is still in the "
+                                "editor: try again in a few minutes.")
     try:
         with transaction.atomic():
             submission = Submission.objects.create(learner=learner, lab=lab, mode=mode, source=source)

@@ -1,10 +1,12 @@
 from django.urls import path
 
+import config.converters  # noqa: F401  registers <id:...>
+
 from . import views
 
 app_name = "labs"
 urlpatterns = [
     path("", views.index, name="index"),
-    path("submissions/<int:pk>/", views.submission, name="submission"),
+    path("submissions/<id:pk>/", views.submission, name="submission"),
     path("<slug:slug>/", views.detail, name="detail"),
 ]

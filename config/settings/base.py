@@ -46,6 +46,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "config.middleware.RejectBadTextMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
@@ -115,6 +116,20 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 
 INSTRUCTOR_GROUP = "instructors"
 
+# --- Cache: login failure counters (accounts/throttle.py). Redis when one is configured, so every web
+# process shares the counts; otherwise per-process memory, which still slows one process's guesser.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+                      "KEY_PREFIX": "course"}
+          if CACHE_URL.startswith("redis") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+LOGIN_THROTTLE = {
+    "ACCOUNT_FAILURES": int(os.environ.get("LOGIN_ACCOUNT_FAILURES", "10")),  # per username per window
+    "ADDRESS_FAILURES": int(os.environ.get("LOGIN_ADDRESS_FAILURES", "50")),  # per client address per window
+    "WINDOW_S": int(os.environ.get("LOGIN_WINDOW_S", "900")),
+    # Behind a reverse proxy, the header it sets with the client's address (e.g. HTTP_X_FORWARDED_FOR).
+    "ADDRESS_HEADER": os.environ.get("LOGIN_ADDRESS_HEADER", ""),
+}
+
 # --- Celery (web side). The GPU worker has its own app in gpu_worker/celery_app.py.
 # `make run` starts a private redis-server under var/ and sets CELERY_BROKER_URL to it; the
 # filesystem transport is only the last resort of a test run without any Redis.
@@ -143,6 +158,7 @@ HEALTH_WORKER_FRESH_S = float(os.environ.get("HEALTH_WORKER_FRESH_S", "35"))
 LABS = {
     "MAX_SOURCE_BYTES": 64 * 1024,
     "HOURLY_CAP": int(os.environ.get("LABS_HOURLY_CAP", "60")),  # runs and submits per learner per hour
+    "QUEUE_CAP": int(os.environ.get("LABS_QUEUE_CAP", "200")),  # learners' runs waiting site-wide, at most
     "DEFAULT_WALL_S": 20.0,  # a lab's wall limit when its lab.yaml names none
     # Past a run's wall limit (counted from when it started, or from the queue's last move while it
     # waits): re-queue or fail. Longer than the broker's own redelivery of a run whose worker died

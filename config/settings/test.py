@@ -13,6 +13,9 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Memory, not the session's Redis (which the broker shares, so it may not be flushed between tests);
+# accounts/tests/test_throttle.py runs the counters against Redis as well.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 for _db in DATABASES.values():  # noqa: F405
     if _db["ENGINE"].endswith("sqlite3"):
         # A file, not memory, so that a worker process can share the test database.
