@@ -88,3 +88,12 @@ def test_mock_interviews_are_private(learner_client, learner, django_user_model,
         assert client.get(reverse(name, args=[mock.pk])).status_code == 404
     anonymous = learner_client.__class__()
     assert anonymous.get(reverse("drills:mock")).status_code == 302  # to the log-in page
+
+
+def test_no_module_ticked_shows_the_form_again_with_the_error(learner_client, drills):
+    response = learner_client.post(reverse("drills:mock"), {"minutes": "20"})
+    html = response.content.decode()
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/html")
+    assert "Tick one or more of the listed modules." in html and 'role="alert"' in html
+    assert 'value="20" required checked' in html  # the length chosen is kept
+    assert "Start the interview" in html and 'class="site-header"' in html
