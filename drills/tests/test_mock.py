@@ -54,6 +54,13 @@ def test_mock_interview_runs_to_a_report(learner_client, learner, drills):
     for topic in weak:
         assert topic in report
     assert "/course/" in report  # links back to the sections that teach the weak topics
+    missed = report.split('data-testid="missed"')[1].split("</ol>")[0]
+    scores = dict(Attempt.objects.filter(mock=mock).values_list("drill_id", "score"))
+    for i, drill in enumerate(answered):  # each item short of full marks listed with a link to retry it; no others
+        link = f'href="{reverse("drills:drill", args=[drill.module_slug, drill.kind, drill.slug])}"'
+        assert (link in missed) == (scores[drill.pk] < 1), (i, drill.slug)
+        if i % 2 == 1:
+            assert link in missed
 
 
 def test_answers_must_follow_the_order_and_the_clock(learner_client, learner, drills):
