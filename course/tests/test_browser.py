@@ -77,6 +77,26 @@ def test_read_a_module_mark_sections_and_see_progress(signed_in, course_site):
     expect(page.get_by_test_id("continue-link")).to_have_attribute("href", "/course/alpha/batching/")
 
 
+def test_scrolling_to_the_end_of_a_section_records_it_once(signed_in, course_site, django_user_model):
+    from course.models import SectionRead
+
+    page = signed_in
+    page.set_viewport_size({"width": 390, "height": 400})  # short enough that every section scrolls
+    page.goto(f"{course_site}/course/alpha/first-steps/")
+    expect(page.get_by_role("button", name="Mark section read")).to_be_visible()
+    assert not SectionRead.objects.exists()                                     # opening the page is not reading it
+    with page.expect_response(lambda r: r.url.endswith("/read/") and r.request.method == "POST"):
+        page.mouse.wheel(0, 20000)                                              # reach the end of the section
+    expect(page.get_by_test_id("read-state")).to_have_text("✓ You have read this section.")
+    expect(page.get_by_test_id("module-progress")).to_have_text("1 of 3 sections read (33%)")
+    page.mouse.wheel(0, -20000)
+    page.mouse.wheel(0, 20000)
+    page.wait_for_timeout(300)
+    assert SectionRead.objects.filter(user__username="lin").count() == 1
+    page.goto(f"{course_site}/course/")
+    expect(page.get_by_test_id("progress-alpha")).to_have_text("1 of 3 sections read (33%)")  # shown per module
+
+
 def test_mark_read_works_without_javascript(browser, course_site, django_user_model):
     user = django_user_model.objects.create_user("nojs", "nojs@example.com", "correct-horse-battery")
     client = Client()
