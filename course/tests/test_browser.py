@@ -240,12 +240,14 @@ def test_roofline_with_mouse_and_keyboard(page, course_site):
     def expected(gpu, batch, context=2048):
         return widget_math.roofline_point(gpu=widget_math.GPUS[gpu], params_b=model["params_b"],
                                           kv_bytes_per_token=model["kv_bytes_per_token"], batch=batch,
-                                          tokens_per_seq=1, context_len=context)
+                                          tokens_per_seq=1, context_len=context, hidden_size=model["hidden_size"])
 
     decode = root.locator('[data-out="decode-intensity"]')
     expect(decode).to_have_text(str(expected("a100", 8)["intensity"]))
     expect(root.locator('[data-out="decode-bound"]')).to_have_text("memory")
     expect(root.locator('[data-out="prefill-bound"]')).to_have_text("compute")
+    expect(root.locator('[data-out="prefill-intensity"]')).to_have_text("1024")        # as the section's table says
+    expect(root.locator("svg text.y-tick")).to_have_text(["0.1", "1", "10", "100"])    # the y axis shows values
     root.get_by_label("GPU").select_option("h100")                              # mouse
     expect(root.get_by_role("status")).to_contain_text("ridge at 295.2 FLOP per byte")
     batch = root.get_by_label("Batch (sequences)")
@@ -259,6 +261,13 @@ def test_roofline_with_mouse_and_keyboard(page, course_site):
     page.keyboard.type("0")
     assert expected("h100", 512, 0)["bound"] == "compute"
     expect(root.locator('[data-out="decode-bound"]')).to_have_text("compute")
+    expect(root.locator("svg circle")).to_have_count(2)
+    batch.fill("5000")                                                          # above the maximum of 4096
+    expect(root.get_by_role("alert")).to_have_text("Batch: at most 4,096.")
+    expect(root.locator("svg")).to_have_count(0)                                # no stale figures beside it
+    expect(decode).to_have_count(0)
+    batch.fill("8")
+    expect(root.get_by_role("alert")).to_have_text("")
     expect(root.locator("svg circle")).to_have_count(2)
 
 
