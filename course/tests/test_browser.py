@@ -26,7 +26,7 @@ def no_script_errors(page):
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text)
             if message.type == "error" and not message.text.startswith("Failed to load resource") else None)
-    expected = ("/favicon.ico", "/course/widgets/kv/?")  # the calculator answers bad input with a 400
+    expected = ("/favicon.ico",)  # bad calculator input is refused in the page, never sent for a 400
 
     def on_response(response):
         if response.status >= 400 and not any(part in response.url for part in expected):
@@ -145,7 +145,15 @@ def test_kv_calculator_with_mouse_and_keyboard(page, course_site):
     expect(root.get_by_role("status")).to_contain_text("131,072 bytes (128 KiB) per token")
     root.get_by_label("Model preset").select_option("llama-3-70b")              # mouse
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "327680")
+    expect(root.get_by_role("alert")).to_contain_text("The weights (~141.2 GB) do not fit: 0.9 of 80 GiB leaves 77.3 GB")
+    expect(root.locator('[data-out="num_blocks"]')).to_have_count(0)            # no budget figures beside it
+    expect(root.locator(".bar")).to_have_count(0)
+    root.get_by_label("GPU memory (GiB)").fill("160")
+    expect(root.get_by_role("alert")).to_have_text("")
+    expect(root.locator('[data-out="note"]')).to_have_text(
+        "A batch of 32 is above the maximum: the cache holds 16 sequences of 2,048 tokens with paging.")
     _expect_kv_matches_python(root)
+    root.get_by_label("GPU memory (GiB)").fill("80")
     root.get_by_label("Model preset").select_option("gemma-7b")
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "458752")
     root.get_by_label("Model preset").select_option("llama-3-8b")
@@ -173,6 +181,13 @@ def test_kv_calculator_with_mouse_and_keyboard(page, course_site):
     root.get_by_label("Memory utilization (0–1)").focus()
     page.keyboard.press("Control+A")
     page.keyboard.type("0.5")
+    _expect_kv_matches_python(root)
+    batch = root.get_by_label("Batch (sequences)")
+    batch.fill("0")                                                             # below the minimum
+    expect(root.get_by_role("alert")).to_have_text("Batch (sequences): at least 1.")
+    expect(root.locator(".widget-ui table")).to_be_hidden()                     # a message, not an empty table
+    batch.fill("4")
+    expect(root.locator(".widget-ui table")).to_be_visible()
     _expect_kv_matches_python(root)
 
 
