@@ -212,6 +212,15 @@ def test_ring_stepper_with_mouse_and_keyboard(page, course_site):
     expect(root.get_by_role("status")).to_contain_text("All-gather is complete")
     expect(root.locator("td.done")).to_have_count(64)
     expect(root.get_by_role("button", name="Next step →")).to_be_disabled()
+    expect(root.get_by_role("list", name="Legend")).to_contain_text("received this step")
+    size = root.get_by_label("Tensor size K (MiB)")
+    size.fill("0")                                                              # K = 0 is refused, not read as 1 MiB
+    expect(root.get_by_role("alert")).to_have_text("Tensor size K: at least 1.")
+    expect(bytes_line).to_be_hidden()
+    expect(root.locator("td.done")).to_have_count(0)
+    size.fill("512")
+    expect(root.get_by_role("alert")).to_have_text("")
+    expect(bytes_line).to_contain_text("of 2(N−1)/N · K = 896 MiB.")
 
 
 def _expect_batching_matches_python(root, lengths, slots):
@@ -245,6 +254,14 @@ def test_batching_timeline_with_mouse_and_keyboard(page, course_site):
     page.keyboard.press("ArrowDown")                                            # 2 slots: the hand-worked case
     expect(root.locator('[data-out="static-utilization"]')).to_contain_text("66.7%")
     expect(root.locator('[data-out="continuous-utilization"]')).to_contain_text("100%")
+    lengths_box.fill("4, 1, 0")                                                 # 0 is not a length
+    expect(root.get_by_role("alert")).to_have_text("Output lengths: give 1 to 20 whole numbers between 1 and 60.")
+    expect(root.locator(".timeline-grid")).to_have_count(0)                     # no old figures beside the error
+    expect(root.locator('[data-out="static-utilization"]')).to_have_count(0)
+    lengths_box.fill("4, 1")
+    slots.fill("1")
+    expect(root.get_by_role("status")).to_contain_text("2 requests on 1 slot.")
+    expect(root.locator("figcaption small").first).to_contain_text("of 1 slot busy")
 
 
 def test_roofline_with_mouse_and_keyboard(page, course_site):

@@ -90,3 +90,8 @@ export function prepare(root, title) {
 export function liveRegion() {
   return h("p", { class: "widget-live", "aria-live": "polite", role: "status" });
 }
+
+// "1 slot", "4 slots": a count with its noun, singular when the count is one.
+export function plural(count, noun) {
+  return `${formatCount(count)} ${noun}${Number(count) === 1 ? "" : "s"}`;
+}
