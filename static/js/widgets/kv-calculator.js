@@ -149,7 +149,7 @@ export function mount(root, config) {
       note.textContent = "";
       bars.replaceChildren();
       live.textContent = `${name}: ${formatCount(report.bytes_per_token)} bytes (${humanBytes(report.bytes_per_token)}) per token. `
-        + problems.messages.join(" ");
+        + "No cache figures for this GPU: see the message above.";
       return;
     }
     note.textContent = problems.messages.join(" ");

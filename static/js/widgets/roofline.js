@@ -28,7 +28,7 @@ function s(tag, attributes = {}, text) {
 }
 
 function plot(gpu, points) {
-  const width = 520, height = 300, left = 62, right = 10, top = 10, bottom = 40;
+  const width = 520, height = 300, left = 62, right = 28, top = 10, bottom = 40;
   const xMin = 0.1, xMax = 1e5, yMin = 0.1, yMax = gpu.tflops * 3;
   const x = (v) => left + ((Math.log10(v) - Math.log10(xMin)) / (Math.log10(xMax) - Math.log10(xMin))) * (width - left - right);
   const y = (v) => height - bottom - ((Math.log10(v) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))) * (height - top - bottom);
@@ -80,6 +80,7 @@ export function mount(root, config) {
     const model = config.models[modelSelect.value];
     const batch = Number(batchInput.value), prompt = Number(promptInput.value), context = Number(contextInput.value);
     const problems = invalidReasons([[batchInput, "Batch"], [promptInput, "Prompt length"], [contextInput, "Context length"]]);
+    if (!model.hidden_size) problems.push("This page holds an older copy of the widget's model data; reload the course content.");
     if (problems.length) {
       // No figures beside an error: the plot and the table would describe inputs that are no longer there.
       error.textContent = problems.join(" ");
