@@ -103,3 +103,18 @@ def test_every_instructor_page_and_the_login_page_fit_a_phone(browser, course_si
     wide += [problem for path in paths if (problem := _overflow(page, base, path))]
     context.close()
     assert not wide, "\n".join(wide)
+
+
+def test_the_widest_pages_fit_a_laptop_too(browser, course_site, learner):
+    """At 1366 px the two-column section layout must not grow past the window either."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    _sign_in(page, course_site["url"], learner)
+    widest = [reverse("course:section", args=[s.module.slug, s.slug])
+              for s in Section.objects.select_related("module").filter(slug__in=["sizing-the-kv-cache", "the-roofline"])]
+    assert len(widest) == 2
+    paths = [*widest, reverse("labs:detail", args=[course_site["lab"].slug]),
+             reverse("labs:submission", args=[course_site["submission"].pk])]
+    wide = [problem for path in paths if (problem := _overflow(page, course_site["url"], path))]
+    context.close()
+    assert not wide, "\n".join(wide)
