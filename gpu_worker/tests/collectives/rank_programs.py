@@ -131,3 +131,9 @@ def tp_mlp_forward(comm, batch: int, d_model: int, d_hidden: int, blocks: int, s
     return {"y": y, "expected": mlp_forward(x, weights), "reduced_sizes": reduced_sizes,
             "mlp_calls": mlp.all_reduce_calls, "sent": comm.bytes_sent,
             "hidden_shard": [shard.w_in.shape[1] for shard in mlp.shards]}
+
+
+def backend_and_device(comm):
+    import torch.distributed as dist
+
+    return dist.get_backend(), str(comm.device)
