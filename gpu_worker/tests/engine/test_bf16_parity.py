@@ -56,3 +56,39 @@ def test_bf16_engine_follows_transformers_bf16_greedy(checkpoint):
     first_split = next((i for i, (a, b) in enumerate(zip(their_choice, output)) if a != b), len(output))
     # bf16 rounding differs between the two (fp32 softmax here, bf16 sdpa there), so allow rare near-ties
     assert first_split >= 32 and agree >= 0.95 * len(output), (first_split, agree)
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_bf16_on_cuda_follows_fp32_on_long_prompts_as_far_as_transformers_does(checkpoint):
+    """3000-4500-token prompts, 96 greedy tokens: how long each bf16 run stays on its fp32 run's tokens."""
+    generator = torch.Generator().manual_seed(5)
+    prompts = [torch.randint(0, 300, (length,), generator=generator).tolist() for length in (3000, 4500)]
+    params = SamplingParams(max_tokens=96, ignore_eos=True)
+
+    def ours(dtype):
+        engine = LLMEngine(load_model(checkpoint, dtype=dtype, device="cuda"),
+                           EngineConfig(block_size=16, max_model_len=8192, max_num_seqs=4))
+        return engine.generate(prompts, params)
+
+    def theirs(dtype):
+        model = transformers.LlamaForCausalLM.from_pretrained(checkpoint, dtype=dtype).cuda().eval()
+        outs = []
+        for prompt in prompts:
+            ids = torch.tensor([prompt], device="cuda")
+            out = model.generate(ids, max_new_tokens=96, min_new_tokens=96, do_sample=False, eos_token_id=None,
+                                 pad_token_id=0)
+            outs.append(out[0, len(prompt):].tolist())
+        return outs
+
+    our_fp32, our_bf16 = ours(torch.float32), ours(torch.bfloat16)
+    their_fp32, their_bf16 = theirs(torch.float32), theirs(torch.bfloat16)
+    for index in range(len(prompts)):
+        assert _common_prefix(our_fp32[index], their_fp32[index]) >= 64  # fp32 against fp32: the same model
+        theirs_kept = _common_prefix(their_bf16[index], their_fp32[index])
+        ours_kept = _common_prefix(our_bf16[index], our_fp32[index])
+        assert ours_kept >= min(theirs_kept, 96) // 2, (index, ours_kept, theirs_kept)
