@@ -103,7 +103,8 @@ def paged_attention_decode_triton(query, key_cache, value_cache, block_tables, c
     assert key_cache.stride(-1) == 1 and value_cache.stride(-1) == 1, "caches need a contiguous last dimension"
     block_tables = block_tables.to(torch.int32).contiguous()
     context_lens = context_lens.to(torch.int32).contiguous()
-    block_n = block_n or (64 if query.is_cuda else 16)
+    # 64-token tiles in half precision; fp32 tiles are twice the bytes, so 32 keeps the pipelined loads in shared memory
+    block_n = block_n or ((64 if key_cache.element_size() <= 2 else 32) if query.is_cuda else 16)
     # the table's width bounds every context without reading context_lens back to the host (no sync)
     max_tokens = block_tables.shape[1] * block_size
     if num_splits is None:
