@@ -97,8 +97,7 @@ def main(argv: list[str]) -> int:
             subprocess.run(["nvidia-modprobe", "-u", "-c0"], timeout=timeout, capture_output=True)
             nodes = gpu_nodes()
         if "nvidia-uvm" not in nodes:
-            raise RuntimeError(f"/dev/nvidia-uvm is missing ({', '.join(nodes)}): run `nvidia-modprobe -u -c0` as "
-                               "root, or any CUDA program outside the sandbox, before the worker starts")
+            return f"{', '.join(nodes)}; nvidia-uvm missing: the CUDA step's first call outside the sandbox makes it"
         return ", ".join(nodes)
 
     def compiler(timeout):
@@ -142,6 +141,9 @@ def main(argv: list[str]) -> int:
         state["cuda"], state["gpus"] = status["cuda_usable"], status["gpus"]
         if status["gpu_host"] and not status["cuda_usable"]:
             raise RuntimeError(status["reason"])
+        if status["gpu_host"] and "nvidia-uvm" not in gpu_nodes():
+            raise RuntimeError("/dev/nvidia-uvm is still missing after a CUDA call: run `nvidia-modprobe -u -c0` as "
+                               "root before the worker starts, or the sandbox cannot use the GPU")
         if not status["cuda_usable"]:
             raise Skip(status["reason"])
         return f"{status['device']}, {status['gpus']} GPU(s)"
