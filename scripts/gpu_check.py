@@ -70,9 +70,12 @@ def gpu_nodes() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    global OUT
     parser = argparse.ArgumentParser(prog="scripts/gpu_check.py")
     parser.add_argument("--budget", type=float, default=450, help="seconds for all steps together")
+    parser.add_argument("--out", default=str(OUT), help="report folder (default var/gpu-check)")
     args = parser.parse_args(argv)
+    OUT = Path(args.out).resolve()
     OUT.mkdir(parents=True, exist_ok=True)
     check = Check(args.budget)
     started = time.time()
@@ -236,7 +239,7 @@ def main(argv: list[str]) -> int:
     failed = [s["step"] for s in check.steps if s["status"] == "FAIL"]
     print(f"{'FAIL' if failed else 'PASS'} gpu-check in {report['seconds']}s: "
           f"{sum(s['status'] == 'PASS' for s in check.steps)} passed, {len(failed)} failed, "
-          f"{sum(s['status'] == 'SKIP' for s in check.steps)} skipped; report in {OUT.relative_to(ROOT)}/report.html")
+          f"{sum(s['status'] == 'SKIP' for s in check.steps)} skipped; report in {OUT}/report.html")
     return 1 if failed else 0
 
 
