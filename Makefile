@@ -1,4 +1,4 @@
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint clean gpu-check
 SHELL := /bin/bash
 
 run:  ## set up everything (bubblewrap and redis-server too), then the site and its workers, supervised
@@ -12,6 +12,9 @@ bench:  ## the benchmarks (slow; see README)
 	.venv/bin/python -m gpu_worker.bench engine --out var/bench-engine.json
 	.venv/bin/python -m gpu_worker.bench collectives --out var/bench-collectives.json
 	.venv/bin/python -m gpu_worker.bench attention --out var/bench-attention.json
+
+gpu-check:  ## prove the GPU path on this host: PASS/FAIL/SKIP per step, report in var/gpu-check/
+	@bash scripts/gpu_check.sh
 
 clean:
 	rm -rf var/broker var/results var/redis var/run.env var/test-db*.sqlite3*

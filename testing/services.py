@@ -129,9 +129,10 @@ def pytest_collection_modifyitems(config, items):
     if not os.path.exists(CHROMIUM) and not REQUIRE_SERVICES:
         skip = pytest.mark.skip(reason=f"Chromium not found at {CHROMIUM}")
         for item in items:
-            if "browser" in item.keywords:
+            if item.get_closest_marker("browser"):
                 item.add_marker(skip)
-    gpu_items = [item for item in items if "gpu" in item.keywords]
+    # markers, not item.keywords: keywords also hold directory names, and a checkout may live in .../gpu
+    gpu_items = [item for item in items if item.get_closest_marker("gpu")]
     if gpu_items:
         import torch
 
