@@ -59,11 +59,16 @@ def _serving(beats: list[dict], queue: str) -> dict:
 def _labs(gpu: dict) -> dict:
     if not gpu["ok"]:
         return {"ok": False, "error": "no grading worker is up"}
-    statuses = [beat.get("sandbox_status") or {} for beat in gpu["workers"]]
-    if any(status.get("ok") for status in statuses):
-        return {"ok": True}
-    reasons = sorted({status.get("reason") or "the worker did not say" for status in statuses})
-    return {"ok": False, "error": "no grading worker can isolate learner code: " + "; ".join(reasons)}
+    reasons = set()
+    for beat in gpu["workers"]:
+        sandbox, device = beat.get("sandbox_status") or {}, beat.get("device_status") or {}
+        if not sandbox.get("ok"):
+            reasons.add("cannot isolate learner code: " + (sandbox.get("reason") or "the worker did not say"))
+        elif device.get("gpu_host") and not device.get("cuda_usable"):
+            reasons.add("a GPU host without usable CUDA: " + (device.get("reason") or "the worker did not say"))
+        else:
+            return {"ok": True}
+    return {"ok": False, "error": "no grading worker can grade: " + "; ".join(sorted(reasons))}
 
 
 def collect_health() -> dict:

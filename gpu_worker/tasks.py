@@ -32,6 +32,13 @@ def worker_info() -> dict:
     except Exception as error:  # say so rather than claim isolation we did not check
         info["sandbox"] = "unknown"
         info["sandbox_status"] = {"ok": False, "level": "unknown", "reason": f"{type(error).__name__}: {error}"}
+    try:  # a GPU host whose CUDA is unusable must say so rather than grade on CPU unnoticed
+        from gpu_worker.engine.device import device_status
+
+        info["device_status"] = device_status()
+    except Exception as error:
+        info["device_status"] = {"gpu_host": None, "cuda_usable": False, "device": "unknown",
+                                 "reason": f"{type(error).__name__}: {error}"}
     return info
 
 
