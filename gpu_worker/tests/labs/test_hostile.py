@@ -1,4 +1,5 @@
 """Hostile code gets the right verdict, harms nothing, and the next run works normally."""
+import os
 import socket
 import subprocess
 import threading
@@ -6,17 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from gpu_worker.sandbox import sandbox_level
+from gpu_worker.sandbox import cgroup, sandbox_level
 from gpu_worker.sandbox.isolation import REPO_ROOT, SANDBOX_UID
+from gpu_worker.sandbox.watch import descendants
 
-
+pytestmark = pytest.mark.sandbox
 SHORT = {"wall_s": 4.0, "cpu_s": 3}  # hostile code must not hold the shared cores for long
+MIB = 1024**2
 needs_bwrap = pytest.mark.skipif(sandbox_level() != "bubblewrap", reason="needs bubblewrap")
 
 
 def sandbox_processes() -> list[str]:
+    """Processes of uid nobody started from this test process (other checkouts' runs may share the host).
+    A run cannot leave the tree: bubblewrap's pid namespace dies with it, and a cgroup run is checked too."""
     found = subprocess.run(["ps", "-u", str(SANDBOX_UID), "-o", "pid=,comm="], capture_output=True, text=True)
-    return found.stdout.split()
+    ours = set(descendants(os.getpid()))
+    return [line for line in found.stdout.splitlines() if int(line.split()[0]) in ours]
 
 
 @pytest.fixture
@@ -30,6 +36,15 @@ def hostile(grade, fixture_source):
     # the worker serves the next run normally and nothing of the hostile run is left
     assert grade("kv-sizing", fixture_source("kv-sizing", "reference"))["verdict"] == "accepted"
     assert sandbox_processes() == []
+    assert run_cgroups() == []
+
+
+def run_cgroups() -> list[str]:
+    found = cgroup.hierarchy()
+    if found is None:
+        return []
+    parents = {found.memory_parent, found.pids_parent}
+    return [str(path) for parent in parents for path in parent.glob(f"{cgroup.RUN_PREFIX}*")]
 
 
 @pytest.mark.parametrize("name, verdict", [
@@ -123,3 +138,63 @@ def test_a_harness_that_stops_reading_cannot_hang_the_grader(fixture_source):
         session.call("kv_bytes_per_token", "x" * 2_000_000, 2)  # far more than a pipe buffer holds
     assert failure.value.verdict == "time_limit" and failure.value.fatal
     assert time.monotonic() - started < 8
+
+
+@pytest.mark.parametrize("bound", ["cgroup", "rlimit"])
+def test_children_together_over_the_run_memory_end_memory_limit(hostile, monkeypatch, bound):
+    """Each child stays under the per-process limit; together they pass the run's: the run ends, nothing is left."""
+    if bound == "rlimit":
+        monkeypatch.setenv("GPU_WORKER_NO_CGROUPS", "1")
+    elif cgroup.hierarchy() is None:
+        pytest.skip("this host offers no cgroup for runs")
+    result = hostile("fork_memory_fanout", run_memory_bytes=256 * MIB, wall_s=10.0)
+    assert result["verdict"] == "memory_limit", result["message"]
+    assert "256 MiB" in result["message"] and result["score"] < 0.5
+
+
+@pytest.mark.skipif(cgroup.hierarchy() is None, reason="this host offers no cgroup for runs")
+def test_the_run_process_count_is_capped_by_its_cgroup(grade):
+    probe = ("import os, time\n"
+             "started = 0\n"
+             "while started < 200:\n"
+             "    try:\n"
+             "        if os.fork() == 0:\n"
+             "            time.sleep(3); os._exit(0)\n"
+             "        started += 1\n"
+             "    except OSError:\n"
+             "        break\n"
+             "print('STARTED', started)\n"
+             "def kv_bytes_per_token(c, d): return 0\n"
+             "def num_gpu_blocks(*a): return 0\n"
+             "def max_concurrent_seqs(*a): return 0\n")
+    stdout = grade("kv-sizing", probe, mode="run", limits={**SHORT, "run_pids": 40})["stdout"]
+    started = int(stdout.split("STARTED ")[1].split()[0])
+    assert 0 < started < 40, stdout
+    assert sandbox_processes() == [] and run_cgroups() == []
+
+
+@needs_bwrap
+def test_seccomp_refuses_what_learner_code_never_needs_and_etc_is_minimal(grade):
+    probe = ("import ctypes, os, threading\n"
+             "libc = ctypes.CDLL(None, use_errno=True)\n"
+             "for name, call in [('unshare', lambda: libc.unshare(0x10000000)),\n"
+             "                   ('ptrace', lambda: libc.ptrace(0, 0, 0, 0)),\n"
+             "                   ('personality', lambda: libc.personality(0x0040000))]:\n"
+             "    ctypes.set_errno(0)\n"
+             "    print('CALL', name, call(), ctypes.get_errno())\n"
+             "worker = threading.Thread(target=print, args=('THREAD ok',)); worker.start(); worker.join()\n"
+             "pid = os.fork()\n"
+             "if pid == 0: os._exit(3)\n"
+             "print('FORK', os.waitpid(pid, 0)[1] >> 8)\n"
+             "print('ETC', sorted(os.listdir('/etc')))\n"
+             "print('USERS', [line.split(':')[0] for line in open('/etc/passwd')])\n"
+             "def kv_bytes_per_token(c, d): return 0\n"
+             "def num_gpu_blocks(*a): return 0\n"
+             "def max_concurrent_seqs(*a): return 0\n")
+    stdout = grade("kv-sizing", probe, mode="run")["stdout"]
+    for name in ("unshare", "ptrace", "personality"):
+        assert f"CALL {name} -1 1" in stdout, stdout  # EPERM, though uid nobody could unshare a user ns
+    assert "THREAD ok" in stdout and "FORK 3" in stdout
+    listed = eval(stdout.split("ETC ")[1].splitlines()[0])  # noqa: S307 - our own probe's output
+    assert "shadow" not in listed and "ssh" not in listed and {"passwd", "hosts", "ld.so.cache"} <= set(listed)
+    assert "USERS ['root', 'nobody']" in stdout
