@@ -28,7 +28,7 @@ REPO_ROOT = HARNESS_DIR.parents[1]
 CLONE_NEWNET = 0x40000000
 # The interpreter as the sandbox sees it: the venv resolved, since a symlinked venv is bound by its target.
 PYTHON_PREFIX = Path(sys.prefix).resolve()
-PYTHON = str(PYTHON_PREFIX / "bin" / "python")
+PYTHON = str(PYTHON_PREFIX / "bin" / Path(sys.executable).name)
 
 
 def bwrap_binary() -> str:

@@ -61,6 +61,7 @@ class SandboxProcess:
         self._proc = None
         self._run_group = None
         self._watch = None
+        self._seccomp_fd = None
         self.gpu_host = any(Path("/dev").glob("nvidia[0-9]*"))
 
     @property
@@ -72,7 +73,7 @@ class SandboxProcess:
         """Whether the run (all its processes together) went over `limits.run_memory_bytes` and was ended."""
         return self._watch is not None and self._watch.ended_for_memory()
 
-    def _command(self, to_child: int, from_child: int, seccomp_fd: int | None = None) -> list[str]:
+    def _command(self, to_child: int, from_child: int) -> list[str]:
         python = isolation.PYTHON
         if self.level == "bubblewrap":
             root = isolation.MOUNT_ROOT
@@ -80,7 +81,7 @@ class SandboxProcess:
             binds.update({str(source): f"{root}/lib/{target}" for target, source in self.file_binds.items()})
             harness = [f"{root}/harness.py", str(to_child), str(from_child), *self.harness_args]
             return isolation.bwrap_command([python, "-E", "-s", "-B", "-u", *(self.python_args or harness)],
-                                           self.limits, self.env, binds, seccomp_fd)
+                                           self.limits, self.env, binds, self._seccomp_fd)
         harness = [str(isolation.HARNESS_DIR / "harness.py"), str(to_child), str(from_child), *self.harness_args]
         return [python, "-E", "-s", "-B", "-u", *(self.python_args or harness)]  # file_binds: see python_path()
 
@@ -120,14 +121,14 @@ class SandboxProcess:
                 raise SandboxUnavailable("without bubblewrap, learner code would run as root (the interpreter is "
                                          "not reachable by uid nobody); refusing")
         self._run_group = self._make_run_group()
-        seccomp_fd = seccomp.program_fd() if self.level == "bubblewrap" and seccomp.supported() else None
+        self._seccomp_fd = seccomp.program_fd() if self.level == "bubblewrap" and seccomp.supported() else None
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
-        passed = (to_child_r, from_child_w) + ((seccomp_fd,) if seccomp_fd is not None else ())
+        passed = (to_child_r, from_child_w) + ((self._seccomp_fd,) if self._seccomp_fd is not None else ())
         self.started_at = time.monotonic()
         try:
             self._proc = subprocess.Popen(
-                self._command(to_child_r, from_child_w, seccomp_fd), stdin=subprocess.DEVNULL,
+                self._command(to_child_r, from_child_w), stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=passed, env=self.env,
                 cwd="/tmp", start_new_session=True, preexec_fn=self._preexec)
         except BaseException:

@@ -86,3 +86,21 @@ def program_fd() -> int:
     os.write(fd, program())
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
+
+
+# What bubblewrap itself calls to build a sandbox as an unprivileged user: the worker container must allow these.
+BWRAP_NEEDS = ("mount", "umount2", "pivot_root", "chroot", "unshare", "sethostname")
+
+
+def container_profile() -> dict:
+    """The GPU worker container's seccomp profile (docker/gpu-worker-seccomp.json): everything the learner
+    filter refuses, except what bubblewrap needs to make its namespaces and mounts. Docker's default
+    profile allows those only with CAP_SYS_ADMIN, which the worker does not get."""
+    names = {column: sorted(name for name, numbers in DENIED.items()
+                            if name not in BWRAP_NEEDS and numbers[column] is not None) for column in (0, 1)}
+    return {
+        "defaultAction": "SCMP_ACT_ALLOW",
+        "archMap": [{"architecture": "SCMP_ARCH_X86_64", "subArchitectures": ["SCMP_ARCH_X86", "SCMP_ARCH_X32"]},
+                    {"architecture": "SCMP_ARCH_AARCH64", "subArchitectures": ["SCMP_ARCH_ARM"]}],
+        "syscalls": [{"names": sorted(set(names[0]) | set(names[1])), "action": "SCMP_ACT_ERRNO", "errnoRet": EPERM}],
+    }
