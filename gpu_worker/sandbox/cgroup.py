@@ -121,9 +121,9 @@ class RunGroup:
         self.memory_dir = hierarchy_.memory_parent / name
         self.pids_dir = hierarchy_.pids_parent / name
         self.dirs = [self.memory_dir] if self.pids_dir == self.memory_dir else [self.memory_dir, self.pids_dir]
-        for folder in self.dirs:
-            folder.mkdir()
         try:
+            for folder in self.dirs:
+                folder.mkdir()
             self._set_limits(memory_bytes, max_pids)
         except OSError:
             self.remove()

@@ -4,8 +4,10 @@ Host files that carry no secrets (the loader cache, the time zone, the alternati
 /usr/bin entries point through) are bound read-only; the user and host databases are generated so
 learner code sees uid nobody and `localhost`, not the worker's accounts or network names.
 """
+import atexit
 import functools
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -21,11 +23,13 @@ GENERATED = {
 
 @functools.lru_cache(maxsize=None)
 def _generated_dir() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="gpu-worker-etc-"))
+    folder = Path(tempfile.mkdtemp(prefix="gpu-worker-etc-"))  # private name: nobody else can plant files
     os.chmod(folder, 0o755)
     for name, text in GENERATED.items():
         (folder / name).write_text(text)
         os.chmod(folder / name, 0o644)
+    creator = os.getpid()
+    atexit.register(lambda: os.getpid() == creator and shutil.rmtree(folder, ignore_errors=True))
     return folder
 
 
