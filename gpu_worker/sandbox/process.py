@@ -112,6 +112,8 @@ class SandboxProcess:
         """Start the run; returns (write fd to the harness, read fd from the harness)."""
         if self.level == "none":
             raise SandboxUnavailable(isolation.sandbox_status()["reason"])
+        if self.level not in isolation.LEVELS or (self.level != "bubblewrap" and not isolation.unsafe_override()):
+            raise SandboxUnavailable(f"sandbox level {self.level!r} needs {isolation.UNSAFE_OVERRIDE}=1; refusing")
         if self.level != "bubblewrap":
             log.warning("UNSAFE: %s=1, so learner code runs WITHOUT namespace isolation (level %s); "
                         "never do this with code you did not write", isolation.UNSAFE_OVERRIDE, self.level)

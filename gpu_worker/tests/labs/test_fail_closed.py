@@ -53,6 +53,23 @@ def test_without_bubblewrap_nothing_runs_and_the_verdict_says_so(no_bwrap, grade
     assert not marker.exists()
 
 
+def test_asking_for_a_weaker_level_without_the_override_is_refused(monkeypatch):
+    from gpu_worker.sandbox import Limits
+    from gpu_worker.sandbox.process import SandboxProcess, SandboxUnavailable
+    monkeypatch.delenv(UNSAFE_OVERRIDE, raising=False)
+    for level in ("rlimits", "rlimits+netns", "chroot"):
+        with pytest.raises(SandboxUnavailable, match=UNSAFE_OVERRIDE):
+            SandboxProcess([], Limits(), level=level, python_args=["-c", "pass"]).start()
+
+
+def test_status_names_how_a_run_is_bounded_as_a_whole(monkeypatch):
+    monkeypatch.setenv("GPU_WORKER_NO_CGROUPS", "1")
+    assert sandbox_status()["run_bound"] == "rlimit"
+    monkeypatch.delenv("GPU_WORKER_NO_CGROUPS")
+    assert sandbox_status()["run_bound"] in ("cgroup", "rlimit")
+    assert set(sandbox_status()) >= {"ok", "level", "reason", "run_bound", "seccomp"}
+
+
 def test_the_unsafe_override_runs_code_with_a_loud_warning_every_run(no_bwrap, monkeypatch, grade, caplog):
     from gpu_worker.sandbox.process import _world_can_reach
     monkeypatch.setenv(UNSAFE_OVERRIDE, "1")
