@@ -26,15 +26,24 @@ class Hierarchy:
     pids_parent: Path
 
 
-def _mounts() -> list[tuple[str, str, set[str]]]:
-    """(mount point, fstype, super options) of every cgroup mount."""
+def _mounts() -> list[tuple[str, str, str, set[str]]]:
+    """(cgroup path at the mount's root, mount point, fstype, super options) of every cgroup mount."""
     found = []
     for line in Path("/proc/self/mountinfo").read_text().splitlines():
         left, _, right = line.partition(" - ")
         fstype, _source, options = (right.split() + ["", "", ""])[:3]
         if fstype in ("cgroup", "cgroup2"):
-            found.append((left.split()[4], fstype, set(options.split(","))))
+            fields = left.split()
+            found.append((fields[3], fields[4], fstype, set(options.split(","))))
     return found
+
+
+def _folder(mount_root: str, mount_point: str, own: str) -> Path | None:
+    """The folder of cgroup `own` under a mount that shows the tree from `mount_root` down."""
+    relative = os.path.relpath(own, mount_root)
+    if relative.startswith(".."):
+        return None
+    return Path(mount_point) / relative if relative != "." else Path(mount_point)
 
 
 def _own_paths() -> dict[str, str]:
@@ -57,8 +66,7 @@ def _writable(parent: Path) -> bool:
         return False
 
 
-def _v2_parent(mount: str, own: str) -> Path | None:
-    base = Path(mount) / own.lstrip("/")
+def _v2_parent(base: Path) -> Path | None:
     try:
         controllers = set((base / "cgroup.controllers").read_text().split())
     except OSError:
@@ -97,16 +105,18 @@ def _find_hierarchy() -> Hierarchy | None:
         mounts, own = _mounts(), _own_paths()
     except OSError:
         return None
-    for mount, fstype, _ in mounts:
-        if fstype == "cgroup2" and "" in own:
-            parent = _v2_parent(mount, own[""])
-            if parent:
-                return Hierarchy(2, parent, parent)
+    for root, mount, fstype, _ in mounts:
+        base = _folder(root, mount, own[""]) if fstype == "cgroup2" and "" in own else None
+        parent = _v2_parent(base) if base else None
+        if parent:
+            return Hierarchy(2, parent, parent)
     v1 = {}
-    for mount, fstype, options in mounts:
+    for root, mount, fstype, options in mounts:
         for controller in ("memory", "pids"):
             if fstype == "cgroup" and controller in options and controller in own:
-                v1[controller] = Path(mount) / own[controller].lstrip("/")
+                folder = _folder(root, mount, own[controller])
+                if folder:
+                    v1[controller] = folder
     if len(v1) == 2 and all(_writable(parent) for parent in v1.values()):
         return Hierarchy(1, v1["memory"], v1["pids"])
     return None
