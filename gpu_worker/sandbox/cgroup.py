@@ -16,6 +16,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 RUN_PREFIX = "gpu-run-"
+STALE_S = 60.0  # an empty run cgroup this old belongs to no live run
 WORKER_LEAF = "gpu-worker"  # v2 only: where the worker's own processes move so runs may get controllers
 
 
@@ -228,7 +229,28 @@ def create(memory_bytes: int, max_pids: int) -> RunGroup | None:
     found = hierarchy()
     if found is None:
         return None
+    _sweep(found)
     return RunGroup(found, memory_bytes, max_pids)
+
+
+_last_sweep = [0.0]
+
+
+def _sweep(found: Hierarchy) -> None:
+    """Remove run cgroups a killed worker left behind: empty (bubblewrap dies with its worker) and older
+    than any run's start-up, so a live run's cgroup between creation and entry is never touched."""
+    now = time.time()
+    if now - _last_sweep[0] < STALE_S:
+        return
+    _last_sweep[0] = now
+    for parent in {found.memory_parent, found.pids_parent}:
+        for folder in parent.glob(f"{RUN_PREFIX}*"):
+            try:
+                if now - folder.stat().st_mtime > STALE_S and not (folder / "cgroup.procs").read_text().strip():
+                    folder.rmdir()
+                    log.warning("removed run cgroup %s left by a worker that died mid-run", folder)
+            except OSError:
+                pass
 
 
 def describe() -> str:

@@ -27,6 +27,7 @@ def sandbox_processes() -> list[str]:
 
 @pytest.fixture
 def hostile(grade, fixture_source):
+    cgroups_before = set(run_cgroups())  # a worker killed by another test may have left one
     def run(name: str, replace: dict | None = None, **limits) -> dict:
         source = fixture_source("hostile", name)
         for old, new in (replace or {}).items():
@@ -36,7 +37,7 @@ def hostile(grade, fixture_source):
     # the worker serves the next run normally and nothing of the hostile run is left
     assert grade("kv-sizing", fixture_source("kv-sizing", "reference"))["verdict"] == "accepted"
     assert sandbox_processes() == []
-    assert run_cgroups() == []
+    assert set(run_cgroups()) <= cgroups_before
 
 
 def run_cgroups() -> list[str]:
@@ -155,6 +156,7 @@ def test_children_together_over_the_run_memory_end_memory_limit(hostile, monkeyp
 
 @pytest.mark.skipif(cgroup.hierarchy() is None, reason="this host offers no cgroup for runs")
 def test_the_run_process_count_is_capped_by_its_cgroup(grade):
+    cgroups_before = set(run_cgroups())
     probe = ("import os, time\n"
              "started = 0\n"
              "while started < 200:\n"
@@ -171,7 +173,7 @@ def test_the_run_process_count_is_capped_by_its_cgroup(grade):
     stdout = grade("kv-sizing", probe, mode="run", limits={**SHORT, "run_pids": 40})["stdout"]
     started = int(stdout.split("STARTED ")[1].split()[0])
     assert 0 < started < 40, stdout
-    assert sandbox_processes() == [] and run_cgroups() == []
+    assert sandbox_processes() == [] and set(run_cgroups()) <= cgroups_before
 
 
 @needs_bwrap
@@ -199,3 +201,22 @@ def test_seccomp_refuses_what_learner_code_never_needs_and_etc_is_minimal(grade)
     listed = eval(stdout.split("ETC ")[1].splitlines()[0])  # noqa: S307 - our own probe's output
     assert "shadow" not in listed and "ssh" not in listed and {"passwd", "hosts", "ld.so.cache"} <= set(listed)
     assert "USERS ['root', 'nobody']" in stdout
+
+
+@pytest.mark.skipif(cgroup.hierarchy() is None, reason="this host offers no cgroup for runs")
+def test_a_run_cgroup_left_by_a_killed_worker_is_swept_but_a_young_one_is_kept(monkeypatch):
+    import time
+    import uuid
+    parent = cgroup.hierarchy().pids_parent
+    stale, young = (parent / f"{cgroup.RUN_PREFIX}test-{uuid.uuid4().hex[:8]}" for _ in range(2))
+    stale.mkdir()
+    young.mkdir()
+    try:
+        os.utime(stale, (time.time() - 2 * cgroup.STALE_S,) * 2)
+        monkeypatch.setattr(cgroup, "_last_sweep", [0.0])
+        cgroup.create(256 * MIB, 16).remove()
+        assert not stale.exists() and young.exists()
+    finally:
+        for folder in (stale, young):
+            if folder.exists():
+                folder.rmdir()
