@@ -1,7 +1,8 @@
 """One cgroup per run, so the kernel caps the memory and process count of everything a submission starts.
 
 cgroup v2 where the worker's own cgroup offers the memory and pids controllers (a container with its
-own cgroup namespace, or a systemd unit with Delegate=yes); else the v1 memory and pids hierarchies
+own cgroup namespace, or a systemd unit with Delegate=yes and GPU_WORKER_CGROUP_DELEGATED=1); else the
+v1 memory and pids hierarchies
 when they are writable. Each run gets a child of the worker's cgroup: created before the run, entered
 by the sandbox's first process before it execs bubblewrap, emptied and removed after it.
 """
@@ -18,6 +19,9 @@ log = logging.getLogger(__name__)
 RUN_PREFIX = "gpu-run-"
 STALE_S = 60.0  # an empty run cgroup this old belongs to no live run
 WORKER_LEAF = "gpu-worker"  # v2 only: where the worker's own processes move so runs may get controllers
+# v2: the worker rearranges its cgroup only where it owns the tree: its cgroup namespace's root (a container),
+# or where the operator says it was delegated (systemd Delegate=yes) by setting this to 1.
+DELEGATED_ENV = "GPU_WORKER_CGROUP_DELEGATED"
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ def _writable(parent: Path) -> bool:
         return False
 
 
-def _v2_parent(base: Path) -> Path | None:
+def _v2_parent(base: Path, own: str) -> Path | None:
     try:
         controllers = set((base / "cgroup.controllers").read_text().split())
     except OSError:
@@ -76,6 +80,8 @@ def _v2_parent(base: Path) -> Path | None:
         return None
     enabled = set((base / "cgroup.subtree_control").read_text().split())
     if not {"memory", "pids"} <= enabled:
+        if own != "/" and os.environ.get(DELEGATED_ENV) != "1":
+            return None  # a cgroup systemd (or someone) manages: not ours to rearrange
         try:
             # a cgroup with processes in it cannot hand controllers to children: move ours to a leaf first
             leaf = base / WORKER_LEAF
@@ -108,7 +114,7 @@ def _find_hierarchy() -> Hierarchy | None:
         return None
     for root, mount, fstype, _ in mounts:
         base = _folder(root, mount, own[""]) if fstype == "cgroup2" and "" in own else None
-        parent = _v2_parent(base) if base else None
+        parent = _v2_parent(base, own[""]) if base else None
         if parent:
             return Hierarchy(2, parent, parent)
     v1 = {}
