@@ -2,8 +2,7 @@
 
 cgroup v2 where the worker's own cgroup offers the memory and pids controllers (a container with its
 own cgroup namespace, or a systemd unit with Delegate=yes and GPU_WORKER_CGROUP_DELEGATED=1); else the
-v1 memory and pids hierarchies
-when they are writable. Each run gets a child of the worker's cgroup: created before the run, entered
+v1 memory and pids hierarchies when they are writable. Each run gets a child of the worker's cgroup: created before the run, entered
 by the sandbox's first process before it execs bubblewrap, emptied and removed after it.
 """
 import functools
