@@ -37,7 +37,8 @@ def test_a_preset_fills_the_form_and_shows_its_question(learner_client):
     page = response.content.decode()
     assert response.status_code == 200
     assert "Shrink the KV budget until preemptions start" in page and "At which budget do preemptions appear" in page
-    assert 'name="kv_tokens" value="1024"' in page and 'name="preset" value="shrink-kv-until-preemption"' in page
+    assert 'name="num_requests" value="16"' in page and '<option value="h100-model" selected>' in page
+    assert 'name="preset" value="shrink-kv-until-preemption"' in page
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -46,7 +47,7 @@ def test_a_preset_fills_the_form_and_shows_its_question(learner_client):
     ({"request_rate": "nan"}, "Enter a number"),
     ({"block_size": "7"}, "Select a valid choice"),
     ({"enable_chunked_prefill": False, "max_num_batched_tokens": "256"}, "without chunked prefill"),
-    ({"max_num_seqs": "1", "num_requests": "64"}, "engine steps"),
+    ({"workload": "shared-prefix", "num_requests": "48"}, "engine steps"),
 ])
 def test_bad_knobs_come_back_as_form_errors(learner_client, changes, message, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:

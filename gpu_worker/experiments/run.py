@@ -1,7 +1,7 @@
 """Drive the reference engine through one experiment: requests arrive on a clock, metrics come back as JSON.
 
-Time is the worker's wall clock, read where the engine reads it (`time.perf_counter`). Idle gaps between
-arrivals are skipped, not slept: a slow arrival rate costs no worker time.
+Time is the worker's wall clock, or (knob `clock`) the roofline model in cost_model.py applied to the
+engine's real schedule.
 """
 import time
 from functools import lru_cache
@@ -11,12 +11,14 @@ import torch
 from gpu_worker.engine import EngineConfig, LLMEngine, SamplingParams, load_model
 from gpu_worker.engine.engine import size_kv_pool
 
+from .cost_model import step_seconds
 from .figures import figures
 from .knobs import KnobError, normalize
 from .policy import whole_prompt_policy
 from .summary import summarize
 from .workload import MAX_MODEL_LEN, make_requests
 
+CLOCK_NAMES = {"worker": "the worker's wall clock", "h100-model": "a roofline model of Llama-3-8B on one H100"}
 MAX_WALL_S = 60.0  # a run that still goes past this is stopped; the bounds in knobs.py keep it far away
 MAX_KV_TOKENS_ON_GPU = 1 << 20  # gpu_memory_utilization on a big device would size a pool nobody fills
 
@@ -44,29 +46,60 @@ def build_engine(knobs: dict) -> LLMEngine:
     return LLMEngine(model, config)
 
 
-def drive(engine: LLMEngine, requests) -> tuple[list, list[dict]]:
-    """Runs every request to its length; returns the sequences and one sample per step on the run's clock."""
-    started, skipped, pending = time.perf_counter(), 0.0, list(enumerate(requests))
-    now = lambda: time.perf_counter() - started + skipped  # noqa: E731
-    samples, idle = [], 0
+class RunClock:
+    """Seconds since the run began: the worker's wall clock, or the sum of modeled step times.
+
+    Either way, gaps with nothing to run are skipped, not slept: a slow arrival rate costs no worker time.
+    """
+
+    def __init__(self, modeled: bool):
+        self.modeled, self.started, self.skipped, self.modeled_s = modeled, time.perf_counter(), 0.0, 0.0
+
+    def now(self) -> float:
+        return self.skipped + (self.modeled_s if self.modeled else time.perf_counter() - self.started)
+
+    def skip_to(self, t: float) -> None:
+        self.skipped += max(0.0, t - self.now())
+
+
+def drive(engine: LLMEngine, requests, modeled: bool) -> tuple[list, list[dict]]:
+    """Runs every request to its length; returns the sequences and one sample per step on the run's clock.
+
+    Arrival and token times are rewritten onto the run's clock (the engine stamps `perf_counter`), so TTFT
+    counts queueing from the moment a request was due, and the modeled clock replaces the measured one.
+    """
+    clock, pending, samples, idle = RunClock(modeled), list(enumerate(requests)), [], 0
+    scheduled = []
+    schedule = engine.scheduler.schedule
+
+    def schedule_and_keep(step):  # the cost model needs what was scheduled; the engine keeps no copy
+        out = schedule(step)
+        scheduled.append(out)
+        return out
+
+    engine.scheduler.schedule = schedule_and_keep
     while pending or engine.has_unfinished_requests():
-        while pending and pending[0][1].arrival_s <= now():
+        while pending and pending[0][1].arrival_s <= clock.now():
             index, request = pending.pop(0)
             engine.add_request(request.prompt, SamplingParams(max_tokens=request.output_len, ignore_eos=True),
                                request_id=f"r{index}")
-            # queueing counts toward TTFT from the moment the request was due, not when the loop noticed it
-            engine.requests[f"r{index}"][0].arrival_time = started - skipped + request.arrival_s
+            engine.requests[f"r{index}"][0].arrival_time = request.arrival_s
         if not engine.has_unfinished_requests():
-            skipped += pending[0][1].arrival_s - now()
+            clock.skip_to(pending[0][1].arrival_s)
             continue
-        engine.step()
+        outputs = engine.step()
+        out = scheduled.pop()
+        clock.modeled_s += step_seconds([(n, seq.num_computed_tokens) for seq, n in out.scheduled])
+        now = clock.now()
+        for output in outputs:
+            engine.requests[output.request_id][0].token_times[-1] = now
         step = engine.step_metrics[-1]
-        samples.append({"t": now(), "kv_blocks_used": step.kv_blocks_used, "tokens": step.num_tokens,
+        samples.append({"t": now, "kv_blocks_used": step.kv_blocks_used, "tokens": step.num_tokens,
                         "prefill_tokens": step.num_prefill_tokens, "running": step.num_running,
                         "waiting": step.num_waiting, "preemptions": step.num_preemptions,
                         "prefix_hit_tokens": step.prefix_hit_tokens})
         idle = idle + 1 if step.batch_size == 0 else 0
-        if idle >= 200 or time.perf_counter() - started > MAX_WALL_S:
+        if idle >= 200 or time.perf_counter() - clock.started > MAX_WALL_S:
             raise RuntimeError("the engine stopped making progress" if idle >= 200 else
                                f"the run passed {MAX_WALL_S:.0f} s of worker time and was stopped")
     seqs = [engine.requests[f"r{index}"][0] for index in range(len(requests))]
@@ -86,7 +119,7 @@ def run_experiment(config: dict) -> dict:
         engine.step_metrics.clear()
         engine.requests.clear()
         wall_started = time.perf_counter()
-        seqs, samples = drive(engine, requests)
+        seqs, samples = drive(engine, requests, modeled=knobs["clock"] == "h100-model")
         worker_s = time.perf_counter() - wall_started
     finally:
         torch.set_num_threads(threads)
@@ -94,4 +127,4 @@ def run_experiment(config: dict) -> dict:
     metrics["worker_s"] = worker_s
     return {"ok": True, "config": knobs, "metrics": metrics, "figures": figures(knobs, seqs, samples,
                                                                                engine.num_blocks),
-            "device": str(engine.model.device), "clock": "worker wall clock (time.perf_counter)"}
+            "device": str(engine.model.device), "clock": CLOCK_NAMES[knobs["clock"]]}

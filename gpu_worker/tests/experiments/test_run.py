@@ -56,6 +56,14 @@ def test_without_chunked_prefill_no_step_mixes_a_chunk_past_the_budget():
     assert not any(p and d for p, d in zip(prefill, decode))  # a step prefills or decodes, never both
 
 
+def test_the_modeled_clock_times_steps_on_the_roofline_and_repeats_exactly():
+    # decode of a few sequences on the model is weight-bound: 16 GB over 3.35 TB/s is about 4.8 ms a token
+    first = run_experiment({**SMALL, "clock": "h100-model"})
+    assert 4.7 < first["metrics"]["itl_ms"]["p50"] < 5.2 and "H100" in first["clock"]
+    second = run_experiment({**SMALL, "clock": "h100-model"})
+    assert (first["metrics"]["ttft_ms"], first["figures"]) == (second["metrics"]["ttft_ms"], second["figures"])
+
+
 def test_bad_knobs_raise_before_any_run_and_the_task_answers_with_the_message():
     with pytest.raises(KnobError):
         run_experiment({"max_num_seqs": -3})
