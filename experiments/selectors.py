@@ -52,11 +52,23 @@ def figures(experiment: Experiment) -> list[dict]:
     return [f for f in found if isinstance(f, dict) and "figure" in f] if isinstance(found, list) else []
 
 
+def _overlay(first: Experiment, a: dict, second: Experiment, b: dict | None) -> dict:
+    """One figure with both runs' traces on shared axes: the first solid, the second dashed."""
+    traces = [{**trace, "name": f"#{first.pk} {trace.get('name', '')}".strip(), "legendgroup": "a"}
+              for trace in a["figure"].get("data", [])]
+    for trace in (b or {}).get("figure", {}).get("data", []):
+        line = {**trace.get("line", {}), "dash": "dash"}
+        traces.append({**trace, "line": line, "fill": "none", "legendgroup": "b",
+                       "name": f"#{second.pk} {trace.get('name', '')}".strip()})
+    layout = {**a["figure"].get("layout", {}), "showlegend": True, "height": 380}
+    return {"title": a["title"], "figure": {"data": traces, "layout": layout}}
+
+
 def comparison(*, first: Experiment, second: Experiment) -> dict:
-    """Two runs' metrics row by row, the knobs that differ, and their figures paired by title."""
+    """Two runs' metrics row by row, the knobs that differ, and each figure with both runs overlaid."""
     rows = [(label, a, b) for (label, a), (_, b) in zip(metric_rows(first), metric_rows(second))]
     knobs = [(name, first.config.get(name), second.config.get(name)) for name in first.config
              if first.config.get(name) != second.config.get(name)]
     second_figures = {f["title"]: f for f in figures(second)}
-    pairs = [(f, second_figures.get(f["title"])) for f in figures(first)]
-    return {"first": first, "second": second, "rows": rows, "knobs": knobs, "pairs": pairs}
+    overlays = [_overlay(first, f, second, second_figures.get(f["title"])) for f in figures(first)]
+    return {"first": first, "second": second, "rows": rows, "knobs": knobs, "figures": overlays}

@@ -72,5 +72,5 @@ def figures(knobs: dict, seqs: list, samples: list[dict], num_blocks: int) -> li
         {"title": "Tokens per step", "figure": {
             "data": [_series("prefill tokens", t, [s["prefill_tokens"] for s in thinned]),
                      _series("decode tokens", t, [s["tokens"] - s["prefill_tokens"] for s in thinned])],
-            "layout": _layout("Tokens per step (max_num_batched_tokens caps the sum)", "seconds", "tokens")}},
+            "layout": _layout("Tokens per step", "seconds", "tokens (their sum is capped)")}},
     ]
