@@ -28,6 +28,20 @@ def hourly_cap() -> int:
     return int(getattr(settings, "EXPERIMENTS_HOURLY_CAP", 20))
 
 
+def stale_after() -> timedelta:
+    """A queued run older than this was lost (broker or worker gone); it is failed, not polled forever."""
+    return timedelta(seconds=float(getattr(settings, "EXPERIMENTS_STALE_S", 900)))
+
+
+def experiment_expire_stale(*, experiment: Experiment) -> Experiment:
+    if experiment.status == Status.QUEUED and experiment.created < timezone.now() - stale_after():
+        Experiment.objects.filter(pk=experiment.pk, status=Status.QUEUED).update(
+            status=Status.FAILED, finished=timezone.now(),
+            error="No worker answered in time; the run was dropped. Send it again.")
+        experiment.refresh_from_db()
+    return experiment
+
+
 def config_hash(knobs: dict) -> str:
     return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()
 
@@ -44,6 +58,10 @@ def experiment_create(*, owner, config: dict, preset: str = "") -> Experiment:
         return Experiment.objects.create(owner=owner, config=knobs, config_hash=key, preset=preset,
                                          status=Status.DONE, result=cached.result, from_cache=True,
                                          finished=timezone.now())
+    for waiting in Experiment.objects.filter(owner=owner, status=Status.QUEUED):
+        if experiment_expire_stale(experiment=waiting).status == Status.QUEUED:
+            raise ExperimentRefused("Your previous run is still waiting for the worker; "
+                                    "it must finish before the next one.")
     hour_ago = timezone.now() - timedelta(hours=1)
     used = Experiment.objects.filter(owner=owner, created__gte=hour_ago, from_cache=False).count()
     if used >= hourly_cap():

@@ -7,7 +7,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from experiments import presets, selectors
 from experiments.forms import ExperimentForm
-from experiments.services import ExperimentRefused, experiment_create
+from experiments.services import ExperimentRefused, experiment_create, experiment_expire_stale
 
 
 def _initial(request) -> tuple[dict, presets.Preset | None]:
@@ -43,6 +43,7 @@ def detail(request, pk):
     experiment = selectors.experiment_for(owner=request.user, experiment_id=pk)
     if experiment is None:
         raise Http404("No such experiment.")
+    experiment = experiment_expire_stale(experiment=experiment)
     context = {"experiment": experiment, "rows": selectors.metric_rows(experiment),
                "figures": selectors.figures(experiment), "preset": presets.preset_by_slug(experiment.preset)}
     if not request.htmx:

@@ -27,6 +27,12 @@ def done_experiment(owner, result: dict) -> Experiment:
     return experiment
 
 
+def finished_experiment(owner, config: dict) -> Experiment:
+    experiment = experiment_create(owner=owner, config=config)
+    result_ingest(result={"experiment_id": experiment.pk, "ok": False, "error": "stopped"})
+    return experiment
+
+
 def test_the_form_asks_for_login(client):
     response = client.get(INDEX)
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
@@ -106,11 +112,21 @@ def test_the_hourly_cap_refuses_new_runs_but_not_cached_ones(learner_client, lea
     assert learner_client.post(INDEX, form_data(**SMALL)).status_code == 302  # a cache hit costs nothing
 
 
+def test_one_run_waits_at_a_time_and_a_lost_one_is_dropped(learner_client, learner, settings):
+    waiting = experiment_create(owner=learner, config={"max_num_seqs": 5})
+    response = learner_client.post(INDEX, form_data(max_num_seqs=6))
+    assert response.status_code == 400 and "still waiting for the worker" in response.content.decode()
+    settings.EXPERIMENTS_STALE_S = 0  # as if the worker never answered
+    page = learner_client.get(waiting.get_absolute_url()).content.decode()
+    assert "No worker answered in time" in page and 'hx-trigger' not in page
+    assert learner_client.post(INDEX, form_data(max_num_seqs=6)).status_code == 302
+
+
 def test_a_learner_sees_only_their_own_runs(learner_client, learner, django_user_model, small_result,
                                             django_assert_num_queries):
     other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-pw")
     theirs = done_experiment(other, small_result)
-    mine = [experiment_create(owner=learner, config={"max_num_seqs": n}) for n in (2, 3, 4)]
+    mine = [finished_experiment(learner, {"max_num_seqs": n}) for n in (2, 3, 4)]
     with django_assert_num_queries(5):  # session, user, two for the site header, one for the runs
         page = learner_client.get(INDEX).content.decode()
     assert all(f"#{run.pk}</a>" in page for run in mine) and f"#{theirs.pk}</a>" not in page
