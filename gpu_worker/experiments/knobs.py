@@ -15,7 +15,7 @@ DEFAULTS = {
     "model": "tiny", "clock": "worker", "max_num_seqs": 16, "max_num_batched_tokens": 256, "kv_tokens": 4096,
     "gpu_memory_utilization": None, "block_size": 16, "enable_prefix_caching": True,
     "enable_chunked_prefill": True, "workload": "chat", "arrivals": "poisson", "request_rate": 16.0,
-    "num_requests": 24, "system_prompt_len": 256, "seed": 0, "slo_ttft_ms": 1000.0, "slo_itl_ms": 150.0,
+    "num_requests": 24, "system_prompt_len": 256, "seed": 0, "slo_ttft_ms": 100.0, "slo_itl_ms": 25.0,
 }
 INT_BOUNDS = {
     "max_num_seqs": (1, 64), "max_num_batched_tokens": (16, 2048), "kv_tokens": (MAX_MODEL_LEN, 16384),
