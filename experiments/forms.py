@@ -47,7 +47,7 @@ def _field(name: str) -> forms.Field:
 
 
 class ExperimentForm(forms.Form):
-    preset = forms.SlugField(required=False, widget=forms.HiddenInput)
+    preset = forms.CharField(required=False, max_length=200, widget=forms.HiddenInput)  # unknown ones are dropped
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

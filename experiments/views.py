@@ -23,15 +23,16 @@ def index(request):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
     initial, preset = _initial(request)
+    if request.method == "POST":  # the question stays on screen while the learner fixes a knob
+        preset = presets.preset_by_slug(request.POST.get("preset", ""))
     form = ExperimentForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             experiment = experiment_create(owner=request.user, config=form.config(),
-                                           preset=form.cleaned_data["preset"] or "")
+                                           preset=preset.slug if preset else "")
             return redirect(experiment)
         except ExperimentRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, str(refused))
-        preset = presets.preset_by_slug(form.cleaned_data.get("preset") or "")
     context = {"form": form, "preset": preset, "presets": presets.preset_list(),
                "runs": selectors.experiment_list(owner=request.user)[:50]}
     return render(request, "experiments/index.html", context, status=400 if form.errors else 200)

@@ -62,6 +62,17 @@ def test_bad_knobs_come_back_as_form_errors(learner_client, changes, message, dj
     assert not Experiment.objects.exists() and not callbacks
 
 
+def test_a_preset_run_keeps_its_question_through_errors_and_an_unknown_preset_is_dropped(learner_client):
+    response = learner_client.post(INDEX, form_data(preset="goodput-under-load", max_num_seqs="0"))
+    assert response.status_code == 400 and "Find the request rate where goodput stops growing" in response.content.decode()
+    assert learner_client.post(INDEX, form_data(preset="../../etc", max_num_seqs=7)).status_code == 302
+    assert Experiment.objects.get().preset == ""
+    learner_client.post(INDEX, form_data(preset="goodput-under-load", max_num_seqs=7))  # refused: one waits already
+    Experiment.objects.update(status="failed")
+    learner_client.post(INDEX, form_data(preset="goodput-under-load", max_num_seqs=8))
+    assert Experiment.objects.latest("pk").preset == "goodput-under-load"
+
+
 def test_a_new_configuration_is_queued_for_the_worker(learner_client, learner, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:
         response = learner_client.post(INDEX, form_data(max_num_seqs=8))

@@ -70,3 +70,13 @@ def test_bad_knobs_raise_before_any_run_and_the_task_answers_with_the_message():
     assert experiment_result(7, {"max_num_seqs": -3}) == {
         "experiment_id": 7, "ok": False, "error": "max_num_seqs: must be from 1 to 64, got -3"}
     assert experiment_result(8, "not a dict")["error"].startswith("config: must be a JSON object")
+
+
+def test_the_worker_side_imports_without_django():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['django'] = None; import gpu_worker.experiments.task, gpu_worker.experiments.run; "
+            "print('ok')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr[-2000:]
