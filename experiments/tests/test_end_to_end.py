@@ -45,6 +45,9 @@ def test_a_run_goes_through_the_worker_and_a_repeat_comes_from_the_cache(redis_u
 @pytest.mark.browser
 def test_a_preset_from_a_section_runs_and_draws_on_a_phone(redis_url, local_worker, live_server, page, learner,
                                                             fixture_presets):
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     call_command("load_course", path=str(FIXTURE_CONTENT), stdout=open("/dev/null", "w"))
     client = Client()
     client.force_login(learner)
@@ -63,3 +66,4 @@ def test_a_preset_from_a_section_runs_and_draws_on_a_phone(redis_url, local_work
     expect(page.locator(".plot .main-svg").first).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert Experiment.objects.get().preset == "tiny-batch"
+    assert not errors, errors
