@@ -15,13 +15,12 @@ def _layout(title: str, x_title: str, y_title: str, **extra) -> dict:
 
 
 def _cdf(values_ms: list[float]) -> tuple[list[float], list[float]]:
-    if not values_ms:
-        return [], []
-    qs = [i / 100 for i in range(0, 101)] if len(values_ms) > 101 else None
-    if qs is None:
+    """Every sample for a small run; past 101 samples, the percentiles 0..100 are enough to draw it."""
+    if len(values_ms) <= 101:
         ordered = sorted(values_ms)
         return ordered, [(i + 1) / len(ordered) for i in range(len(ordered))]
-    return [percentile(values_ms, q * 100) for q in qs], qs
+    shares = [i / 100 for i in range(101)]
+    return [percentile(values_ms, share * 100) for share in shares], shares
 
 
 def _slo_line(x: float) -> dict:
