@@ -12,3 +12,4 @@ from .celery import app
 
 apply_worker_settings(app)
 register_tasks(app)
+from gpu_worker.experiments.task import register_experiment_tasks; register_experiment_tasks(app)  # noqa: E402,E702

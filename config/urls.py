@@ -14,6 +14,7 @@ urlpatterns = [
     path("drills/", include("drills.urls")),
     path("labs/", include("labs.urls")),
     path("instructor/", include("instructor.urls")),
+    path("experiments/", include("experiments.urls")),
     path("admin/", admin.site.urls),
     path("favicon.ico", RedirectView.as_view(url=f"{settings.STATIC_URL}favicon.svg")),
 ]

@@ -76,3 +76,4 @@ app.conf.update(
 )
 apply_worker_settings(app)
 register_tasks(app)
+from gpu_worker.experiments.task import register_experiment_tasks; register_experiment_tasks(app)  # noqa: E402,E702

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "drills",
     "labs",
     "instructor",
+    "experiments",
 ]
 
 MIDDLEWARE = [

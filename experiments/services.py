@@ -1,0 +1,93 @@
+"""Writes for experiments: create (or serve from the cache), enqueue on the GPU worker, ingest its result."""
+import hashlib
+import json
+import logging
+from datetime import timedelta
+
+from celery import current_app, signature
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from experiments.models import Experiment
+from gpu_worker.experiments.knobs import KnobError, normalize
+
+log = logging.getLogger(__name__)
+Status = Experiment.Status
+
+
+class ExperimentRefused(Exception):
+    """A run the limits refuse; `field` names the knob at fault (None for the rate cap), the message is shown."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+def hourly_cap() -> int:
+    return int(getattr(settings, "EXPERIMENTS_HOURLY_CAP", 20))
+
+
+def stale_after() -> timedelta:
+    """A queued run older than this was lost (broker or worker gone); it is failed, not polled forever."""
+    return timedelta(seconds=float(getattr(settings, "EXPERIMENTS_STALE_S", 900)))
+
+
+def experiment_expire_stale(*, experiment: Experiment) -> Experiment:
+    if experiment.status == Status.QUEUED and experiment.created < timezone.now() - stale_after():
+        Experiment.objects.filter(pk=experiment.pk, status=Status.QUEUED).update(
+            status=Status.FAILED, finished=timezone.now(),
+            error="No worker answered in time; the run was dropped. Send it again.")
+        experiment.refresh_from_db()
+    return experiment
+
+
+def config_hash(knobs: dict) -> str:
+    return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()
+
+
+def experiment_create(*, owner, config: dict, preset: str = "") -> Experiment:
+    """A run of `config`: done at once when an identical run is done already, else queued for the worker."""
+    try:
+        knobs = normalize(config)
+    except KnobError as error:
+        raise ExperimentRefused(error.message, field=error.field)
+    key = config_hash(knobs)
+    cached = Experiment.objects.filter(config_hash=key, status=Status.DONE).order_by("pk").first()
+    if cached is not None:  # the engine would compute the same schedule; a repeat costs the worker nothing
+        return Experiment.objects.create(owner=owner, config=knobs, config_hash=key, preset=preset,
+                                         status=Status.DONE, result=cached.result, from_cache=True,
+                                         finished=timezone.now())
+    for waiting in Experiment.objects.filter(owner=owner, status=Status.QUEUED):
+        if experiment_expire_stale(experiment=waiting).status == Status.QUEUED:
+            raise ExperimentRefused("Your previous run is still waiting for the worker; "
+                                    "it must finish before the next one.")
+    hour_ago = timezone.now() - timedelta(hours=1)
+    used = Experiment.objects.filter(owner=owner, created__gte=hour_ago, from_cache=False).count()
+    if used >= hourly_cap():
+        raise ExperimentRefused(f"You have used your {hourly_cap()} experiment runs for this hour; "
+                                "runs identical to an earlier one still come back at once.")
+    experiment = Experiment.objects.create(owner=owner, config=knobs, config_hash=key, preset=preset)
+    transaction.on_commit(lambda: enqueue(experiment), robust=True)
+    return experiment
+
+
+def enqueue(experiment: Experiment) -> None:
+    current_app.send_task(
+        "gpu_worker.run_experiment", kwargs={"experiment_id": experiment.pk, "config": experiment.config},
+        queue="gpu", link=signature("experiments.ingest_result", queue="default"))
+
+
+def result_ingest(*, result: dict) -> bool:
+    """Record the worker's JSON. Idempotent: only the first result for a queued experiment changes it."""
+    try:
+        experiment_id = int(result["experiment_id"])
+    except (KeyError, TypeError, ValueError):
+        log.error("experiments: result without an experiment id ignored: %r", str(result)[:300])
+        return False
+    ok = result.get("ok") is True and isinstance(result.get("metrics"), dict)
+    fields = {"status": Status.DONE if ok else Status.FAILED, "finished": timezone.now(),
+              "result": result if ok else None,
+              "error": "" if ok else str(result.get("error") or "The worker sent no result.")[:2000]}
+    changed = Experiment.objects.filter(pk=experiment_id, status=Status.QUEUED).update(**fields)
+    return bool(changed)

@@ -1,0 +1,25 @@
+"""The Celery task `gpu_worker.run_experiment` (queue `gpu`), registered on whichever app runs the worker."""
+
+
+def experiment_result(experiment_id: int, config) -> dict:
+    """The run's JSON with the id the web side needs to ingest it; bad knobs become an error, never a crash."""
+    from .knobs import KnobError
+    from .run import run_experiment
+
+    try:
+        result = run_experiment(config)
+    except KnobError as error:
+        return {"experiment_id": experiment_id, "ok": False, "error": f"{error.field}: {error.message}"}
+    except RuntimeError as error:  # the run's own guards (time cap, no progress)
+        return {"experiment_id": experiment_id, "ok": False, "error": str(error)}
+    return {"experiment_id": experiment_id, **result}
+
+
+def register_experiment_tasks(app) -> None:
+    @app.task(name="gpu_worker.run_experiment")
+    def run_experiment(experiment_id: int, config: dict) -> dict:
+        from gpu_worker.tasks import worker_info
+
+        result = experiment_result(experiment_id, config)
+        result["worker"] = worker_info()
+        return result
