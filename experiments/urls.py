@@ -1,10 +1,12 @@
 from django.urls import path
 
+import config.converters  # noqa: F401  registers <id:...>
+
 from . import views
 
 app_name = "experiments"
 urlpatterns = [
     path("", views.index, name="index"),
     path("compare/", views.compare, name="compare"),
-    path("<int:pk>/", views.detail, name="detail"),
+    path("<id:pk>/", views.detail, name="detail"),
 ]

@@ -38,6 +38,7 @@ def index(request):
     return render(request, "experiments/index.html", context, status=400 if form.errors else 200)
 
 
+@require_GET
 def detail(request, pk):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())

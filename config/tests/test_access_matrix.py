@@ -52,6 +52,9 @@ EXPECTED = {
     "labs:index": {"get": (200,) * 5, "post": (200,) * 5},
     "labs:detail": {"get": (200,) * 5, "post": (L, 302, 302, 302, 302)},  # a run of one's own
     "labs:submission": {"get": (L, 404, 404, 200, 200), "post": (L, 404, 404, 200, 200)},
+    "experiments:index": {"get": (L, 200, 200, 200, 200), "post": (L, 400, 400, 400, 400)},
+    "experiments:detail": {"get": (L, 404, 404, 200, 404), "post": (405,) * 5},
+    "experiments:compare": {"get": (L, 404, 404, 404, 404), "post": (405,) * 5},
     "instructor:index": {"get": (L, 403, 200, 403, 200), "post": (L, 403, 302, 403, 302)},
     "instructor:join": {"get": (L, 200, 200, 200, 200), "post": (L, 400, 400, 400, 400)},
     "instructor:queue": {"get": (L, 403, 200, 403, 200), "post": (L, 403, 200, 403, 200)},

@@ -10,6 +10,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from accounts.roles import instructor_group
 from drills.models import MockInterview
 from drills.tests.factories import load_fixture
+from experiments.models import Experiment
+from gpu_worker.experiments.knobs import normalize
 from instructor.models import Invitation, ScoreOverride
 from instructor.tests import factories
 
@@ -56,6 +58,7 @@ def build() -> World:
     mock = MockInterview.objects.create(learner=ada, minutes=10, module_slugs=[drills["card"].module_slug],
                                         drill_ids=[drills["quiz"].pk, drills["card"].pk])
     card = drills["card"]
+    experiment = Experiment.objects.create(owner=ada, config=normalize({}), config_hash="0" * 64)
     world = World(users={"learner_a": ada, "learner_b": bea, "own_instructor": own, "other_instructor": other})
     world.defaults = {"cohort_id": cohort_a.pk, "learner_id": ada.pk, "submission_id": sub_a.pk,
                       "override_id": override.pk, "invitation_id": to_newcomer.pk, "lab_slug": "lab-1",
@@ -66,6 +69,7 @@ def build() -> World:
            ("mock_run", "mock_answer", "mock_rate", "mock_finish", "mock_report")},
         **{f"drills:{name}": {"module_slug": card.module_slug, "slug": card.slug} for name in
            ("drill", "answer", "rate", "module")},
+        "experiments:detail": {"pk": experiment.pk},
         "instructor:invitation_accept": {"invitation_id": to_ada.pk},
         "instructor:invitation_decline": {"invitation_id": to_ada.pk},
     }
