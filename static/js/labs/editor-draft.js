@@ -41,9 +41,14 @@
       timer = setTimeout(save, SAVE_AFTER_MS);
     }
     function watch() {
-      var target = textarea.editorView ? textarea.editorView.dom : textarea;
-      ["input", "keyup", "paste", "cut", "drop"].forEach(function (name) { target.addEventListener(name, changed); });
-      if (textarea.dataset.draftStale) changed();  // loaded code or the starter: keep it as the draft too
+      // CodeMirror may edit through EditContext, which fires no input events: watch the document instead.
+      // Its text is immutable, so a new object means a change, and the comparison costs nothing.
+      var view = textarea.editorView, last = view ? view.state.doc : textarea.value;
+      setInterval(function () {
+        var now = view ? view.state.doc : textarea.value;
+        if (now !== last) { last = now; changed(); }
+      }, 250);
+      if (textarea.dataset.draftStale) changed();  // code loaded from a past submission: keep it as the draft
     }
     function replace(text) {
       var view = textarea.editorView;
