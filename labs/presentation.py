@@ -95,8 +95,10 @@ def measurements(metrics) -> dict:
             tables += _nested_tables(name, value)
         else:
             rows.append(metric_row(name, value if not isinstance(value, list) else ", ".join(map(str, value))))
+    summarised = any(table.get("summary") for table in tables)
     for index, table in enumerate(tables):
-        table["open"] = index < FOLD_AFTER
+        # With a summary row per group, every group's own table starts folded; else the first few open.
+        table["open"] = table.get("summary", False) if summarised else index < FOLD_AFTER
     return {"rows": rows, "bandwidth": bandwidth, "tables": tables}
 
 
@@ -123,8 +125,28 @@ def _nested_tables(name: str, value: dict) -> list[dict]:
             label, unit, direction = label_of(key)
             rows.append([f"{label}{f' ({direction})' if direction else ''}",
                          *[number(column.get(key), unit) for column in columns.values()]])
-        tables.append({"title": f"{label_of(name)[0]} · {group}", "headers": list(columns), "rows": rows})
-    return tables
+        tables.append({"title": f"{label_of(name)[0]} · {group}", "headers": list(columns), "rows": rows,
+                       "columns": columns})
+    summary = _summary(name, value, tables) if len(tables) > FOLD_AFTER else None
+    for table in tables:
+        table.pop("columns")
+    return [summary, *tables] if summary else tables
+
+
+def _summary(name: str, value: dict, tables: list[dict]) -> dict | None:
+    """Many near-identical groups (one per trace): one row each with the figure that matters most,
+    the first metric whose better direction is known (throughput for the scheduler)."""
+    keys = list(dict.fromkeys(key for table in tables for column in table["columns"].values() for key in column))
+    key = next((k for k in keys if label_of(k)[2] == "higher is better"), None) or next(
+        (k for k in keys if label_of(k)[2]), None)
+    if key is None:
+        return None
+    label, unit, direction = label_of(key)
+    headers = list(dict.fromkeys(h for table in tables for h in table["headers"]))
+    rows = [[group, *[number(columns.get(h, {}).get(key), unit) for h in headers]]
+            for group, columns in value.items() if isinstance(columns, dict)]
+    return {"title": f"{label_of(name)[0]}: {label} ({direction}), one row each", "headers": headers,
+            "rows": rows, "summary": True}
 
 
 def _is_bandwidth(value) -> bool:
@@ -159,7 +181,11 @@ def bandwidth_table(rows: list[dict]) -> dict:
 
 
 def _fixed(value, places: int) -> str:
-    return f"{value:,.{places}f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return ""
+    if places == 2 and abs(value) < 1:
+        places = 4  # CPU all-reduce bandwidths are small; two places would print 0.01 for most rows
+    return f"{value:,.{places}f}"
 
 
 STOPPED_AT = re.compile(r"not run: the run stopped at test (?P<name>.+)$")

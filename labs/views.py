@@ -22,6 +22,9 @@ def detail(request, slug):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         return _run(request, lab)
+    if request.htmx and request.GET.get("part") == "history" and request.user.is_authenticated:
+        history = selectors.learner_history(learner=request.user, lab=lab)
+        return render(request, "labs/detail.html#history", {"lab": lab, "history": history})
     return _detail_page(request, lab, editor=_editor_source(request, lab))
 
 

@@ -141,3 +141,12 @@ def test_the_submission_page_shows_the_code_with_a_load_action(learner_client, l
     assert "Code sent" in text and "def shown():\n    return 3" in text
     assert f'{reverse("labs:detail", args=[lab.slug])}?load={submission.pk}#editor' in text
     assert "Load into editor" in text
+
+
+def test_the_history_alone_for_the_page_to_refresh(learner_client, learner, lab):
+    done = SubmissionFactory(learner=learner, lab=lab, status="done", verdict="compile_error", mode="run")
+    response = learner_client.get(reverse("labs:detail", args=[lab.slug]), {"part": "history"},
+                                  headers={"HX-Request": "true"})
+    text = response.content.decode()
+    assert response.status_code == 200 and "<html" not in text and 'id="history-section"' in text
+    assert "Does not compile" in text and f"?load={done.pk}" in text

@@ -69,6 +69,7 @@ def test_run_shows_the_result_panel_on_the_same_page(lab_page, learner):
     expect(panel.locator("#verdict")).to_have_text("Wrong answer", timeout=15_000)
     expect(panel).to_contain_text("Your code ran, but at least one answer differs")
     expect(panel.locator(".test-detail")).to_contain_text("131072")
+    expect(page.locator("#history tr", has_text=f"{submission.pk}")).to_contain_text("Wrong answer")  # the list follows
     expect(page.locator(".cm-content")).to_contain_text("return 1")  # the code is still in the editor
     expect(page.get_by_role("button", name="Run")).to_be_enabled()
     assert page.url == page.url_of_lab

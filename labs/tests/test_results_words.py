@@ -42,16 +42,25 @@ def test_measurements_carry_units_and_which_way_is_better():
 def test_bandwidth_is_an_nccl_tests_table_not_a_list_of_dicts():
     table = presentation.measurements({"bandwidth": BANDWIDTH})["bandwidth"]
     assert table["headers"][:6] == ["size", "count", "type", "time (µs)", "algbw (GB/s)", "busbw (GB/s)"]
-    assert table["rows"][1][:6] == ["4 MiB", "1,048,576", "float", "9,100.0", "0.46", "0.69"]
+    assert table["rows"][1][:6] == ["4 MiB", "1,048,576", "float", "9,100.0", "0.4609", "0.6914"]
     assert table["ranks"] == 4
 
 
-def test_per_trace_tables_fold_after_the_first_two():
-    traces = {f"trace-{n}": {"yours": TRACE, "reference": TRACE, "static": TRACE} for n in range(5)}
+def test_many_per_trace_tables_fold_under_a_summary_row_each():
+    traces = {f"trace-{n}": {"yours": {**TRACE, "throughput": 5.0 + n}, "reference": TRACE} for n in range(5)}
+    summary, *tables = presentation.measurements({"traces": traces})["tables"]
+    assert summary["open"] and not any(table["open"] for table in tables) and len(tables) == 5
+    assert summary["title"] == "traces: throughput (higher is better), one row each"
+    assert summary["headers"] == ["yours", "reference"]
+    assert summary["rows"][2] == ["trace-2", "7 tokens/step", "7.5 tokens/step"]
+    assert tables[0]["headers"] == ["yours", "reference"]
+    assert ["throughput (higher is better)", "5 tokens/step", "7.5 tokens/step"] in tables[0]["rows"]
+
+
+def test_two_trace_tables_stay_open_without_a_summary():
+    traces = {f"trace-{n}": {"yours": TRACE, "reference": TRACE} for n in range(2)}
     tables = presentation.measurements({"traces": traces})["tables"]
-    assert [table["open"] for table in tables] == [True, True, False, False, False]
-    assert tables[0]["headers"] == ["yours", "reference", "static"]
-    assert ["throughput (higher is better)", "7.5 tokens/step", "7.5 tokens/step", "7.5 tokens/step"] in tables[0]["rows"]
+    assert [table["open"] for table in tables] == [True, True] and not any(t.get("summary") for t in tables)
 
 
 def test_a_dict_of_rows_is_one_table():
@@ -106,5 +115,6 @@ def test_the_result_page_speaks_in_words(learner_client, learner):
     assert "<dt>expected</dt><dd><code>2</code></dd>" in text.replace("\n", "").replace("  ", "")
     assert "speed vs reference" in text and "0.54×" in text and "higher is better" in text
     assert 'id="bandwidth"' in text and "4 MiB" in text and "&#x27;busbw&#x27;" not in text and "{&#x27;size" not in text and "busbw (GB/s)" in text
-    assert text.count('<details class="metric-table" open>') == 2 and text.count('<details class="metric-table">') == 2
+    assert text.count('<details class="metric-table" open>') == 1 and text.count('<details class="metric-table">') == 4
+    assert "traces: throughput (higher is better), one row each" in text
     assert "SECRET" not in text

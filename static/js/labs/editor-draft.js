@@ -85,6 +85,20 @@
         event.detail.isError = false;
       }
     });
+    // The history table follows the panel: a row appears when a run is sent and changes when it is done.
+    var workspace = document.getElementById("workspace");
+    function panelState() {
+      var outcome = document.querySelector("#result-panel #outcome");
+      var link = document.querySelector("#result-panel a");
+      return outcome ? (link ? link.textContent : "") + (outcome.hasAttribute("hx-get") ? " waiting" : " done") : "";
+    }
+    var shownState = panelState();
+    document.body.addEventListener("htmx:afterSettle", function () {
+      var state = panelState();
+      if (!state || state === shownState || !window.htmx) return;
+      shownState = state;
+      window.htmx.ajax("GET", workspace.dataset.historyUrl, { target: "#history-section", swap: "outerHTML" });
+    });
     document.body.addEventListener("htmx:afterSwap", function (event) {
       if (event.detail.target.id !== "result-panel") return;
       if (event.detail.xhr.status !== 200) return;
