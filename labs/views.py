@@ -35,8 +35,10 @@ def _run(request, lab: Lab):
         submission = submission_create(learner=request.user, lab=lab, mode=request.POST.get("mode", ""),
                                        source=source)
     except SubmissionRefused as refused:
-        if request.htmx:
-            return render(request, "labs/detail.html#run-error", {"error": str(refused)}, status=400)
+        if request.htmx:  # above the editor, leaving a result or a waiting run in the panel as it was
+            response = render(request, "labs/detail.html#run-error", {"error": str(refused)}, status=400)
+            response["HX-Retarget"], response["HX-Reswap"] = "#run-error-slot", "innerHTML"
+            return response
         return _detail_page(request, lab, editor={"source": source, "source_is_draft": False}, error=str(refused))
     draft_save(learner=request.user, lab=lab, source=submission.source)  # what was sent is the work to keep
     if request.htmx:

@@ -87,12 +87,13 @@ def test_htmx_run_answers_with_the_result_panel_that_polls(learner_client, learn
     assert f'hx-get="{reverse("labs:submission", args=[submission.pk])}"' in text and 'hx-trigger="every 1s"' in text
 
 
-def test_htmx_run_refused_shows_the_reason_in_the_panel(learner_client, learner, lab):
+def test_htmx_run_refused_shows_the_reason_above_the_buttons(learner_client, learner, lab):
     SubmissionFactory(learner=learner, lab=lab)
     response = learner_client.post(reverse("labs:detail", args=[lab.slug]), {"source": "x = 2\n", "mode": "run"},
                                    headers={"HX-Request": "true"})
     text = response.content.decode()
     assert response.status_code == 400 and "already have a run waiting" in text and "<html" not in text
+    assert response["HX-Retarget"] == "#run-error-slot"  # the waiting run's panel stays
 
 
 def test_a_waiting_run_shows_in_the_panel_after_a_reload(learner_client, learner, lab):

@@ -62,11 +62,15 @@ def test_run_shows_the_result_panel_on_the_same_page(lab_page, learner):
     submission = Submission.objects.get(learner=learner)
     expect(panel).to_contain_text(f"Run #{submission.pk}")
     assert page.url == page.url_of_lab
+    page.get_by_role("button", name="Submit").click()  # refused while the run waits: said above, panel kept
+    expect(page.locator("#submit-error")).to_contain_text("already have a run waiting")
+    expect(panel).to_contain_text(f"Run #{submission.pk}")
     # The worker's result, ingested as the Celery task does: the panel's poll brings it in.
     result = result_json(submission.pk, mode="run", verdict="wrong_answer")
     result["tests"][0].update(passed=False, message="kv_bytes_per_token(llama-3-8b, 2) returned 1, expected 131072")
     result_ingest(result=result)
     expect(panel.locator("#verdict")).to_have_text("Wrong answer", timeout=15_000)
+    expect(page.locator("#submit-error")).to_have_count(1)  # cleared only by the next accepted run
     expect(panel).to_contain_text("Your code ran, but at least one answer differs")
     expect(panel.locator(".test-detail")).to_contain_text("131072")
     expect(page.locator("#history tr", has_text=f"{submission.pk}")).to_contain_text("Wrong answer")  # the list follows

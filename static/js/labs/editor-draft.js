@@ -1,6 +1,6 @@
 // The lab editor keeps the learner's work: the text is posted as a draft a moment after each change
 // (and when the page is hidden), past submissions load back into the editor without leaving the page,
-// and a refused Run/Submit (400) still shows its message in the result panel.
+// and a refused Run/Submit (400) shows its message above the buttons, leaving the result panel as it was.
 (function () {
   var SAVE_AFTER_MS = 800;
 
@@ -80,7 +80,7 @@
     });
 
     document.body.addEventListener("htmx:beforeSwap", function (event) {
-      if (event.detail.xhr.status === 400 && event.detail.target.id === "result-panel") {
+      if (event.detail.xhr.status === 400 && event.detail.xhr.getResponseHeader("HX-Retarget") === "#run-error-slot") {
         event.detail.shouldSwap = true;
         event.detail.isError = false;
       }
