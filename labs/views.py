@@ -89,7 +89,7 @@ def submission_source(request, pk):
     """A learner's own submitted code as text, for "Load into editor" without leaving the page."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    found = selectors.own_submission(learner=request.user, submission_id=pk)
+    found = selectors.own_submission(learner=request.user, submission_id=pk) if pk < 2**63 else None
     if found is None:
         raise Http404("No such submission.")
     return HttpResponse(found.source, content_type="text/plain; charset=utf-8")
