@@ -1,6 +1,4 @@
 """Reads for labs: the catalogue, learners' submissions and best scores, the queue (also for `instructor`)."""
-import math
-
 from django.db.models import Min, QuerySet
 from django.utils import timezone
 
@@ -150,7 +148,7 @@ def late_penalty_pct(*, submitted_at, policy) -> float:
         return 0.0
     if policy.late_due_at is not None and submitted_at > policy.late_due_at:
         return 100.0
-    days = math.ceil((submitted_at - policy.due_at).total_seconds() / 86400)
+    days = -(-(submitted_at - policy.due_at).total_seconds() // 86400)  # started days: the ceiling
     return min(100.0, days * policy.percent_per_day)
 
 
