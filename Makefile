@@ -1,7 +1,7 @@
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint clean gpu-check
 SHELL := /bin/bash
 
-run:  ## set up everything and start the site and a worker
+run:  ## set up everything (bubblewrap and redis-server too), then the site and its workers, supervised
 	@bash scripts/run.sh
 
 test:  ## the whole suite but the gpu marker
@@ -13,5 +13,8 @@ bench:  ## the benchmarks (slow; see README)
 	.venv/bin/python -m gpu_worker.bench collectives --out var/bench-collectives.json
 	.venv/bin/python -m gpu_worker.bench attention --out var/bench-attention.json
 
+gpu-check:  ## prove the GPU path on this host: PASS/FAIL/SKIP per step, report in var/gpu-check/
+	@bash scripts/gpu_check.sh
+
 clean:
-	rm -rf var/broker var/results var/test-db.sqlite3
+	rm -rf var/broker var/results var/redis var/run.env var/test-db*.sqlite3*

@@ -41,6 +41,14 @@ def local_worker(transactional_db, tmp_path):
         yield process
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Login failure counters (accounts/throttle.py) start at zero in every test (test settings: memory)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def learner(django_user_model):
     return django_user_model.objects.create_user("ada", "ada@example.com", "correct-horse-battery")

@@ -1,7 +1,10 @@
 """The web side's Celery app: tasks on queue `default`; the GPU worker is reached by name."""
 import os
 
+import django  # noqa: F401  (first: gpu_worker keeps Django out of processes that import it before Django)
 from celery import Celery
+
+import gpu_worker.heartbeat  # noqa: F401  (the web worker beats too, so /healthz sees it)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 
@@ -23,8 +26,8 @@ def _transport_options() -> dict:
             "store_processed": False,
             "polling_interval": 0.05,
         }
-    # Longer than the GPU worker's hard time limit, so a long run is not redelivered.
-    return {"visibility_timeout": 900}
+    # Web tasks take well under a second; a killed web worker's task comes back after this.
+    return {"visibility_timeout": 120}
 
 
 app.conf.broker_transport_options = _transport_options()

@@ -1,10 +1,10 @@
-"""One worker for `make run`: the web tasks and the GPU tasks in a single process.
+"""One worker for the web tasks and the GPU tasks in a single process (tests, a quick shell).
 
-Self-hosted deployments run them apart (web-worker and gpu-worker); on a laptop one
-worker consuming `gpu,default` is enough. Start it with
+`make run` and self-hosted deployments run them apart (a web worker on `default`, GPU workers on
+`gpu`), so a run's status reaches the page while another run is graded. Start it with
 `celery -A config.celery_local worker -Q gpu,default --pool=solo`.
 """
-import gpu_worker.heartbeat  # noqa: F401  (beats every ~30 s once the worker is ready)
+import gpu_worker.heartbeat  # noqa: F401  (beats every ~10 s once the worker is ready)
 from gpu_worker.celery_app import apply_worker_settings
 from gpu_worker.tasks import register_tasks
 

@@ -1,14 +1,23 @@
-"""Health: is the database up, is the broker reachable, does a `gpu` worker answer?"""
-import time
+"""Health from what is already recorded: the database, the broker, and the workers' heartbeats.
+
+A hit sends no task and waits on no worker: workers beat every ~10 s (gpu_worker/heartbeat.py)
+and the web worker records each beat. Anyone sees ok/not-ok per part; staff and instructors also
+see hosts, PIDs, versions and reasons.
+"""
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
 
 from accounts.decorators import instructor_required
+from accounts.roles import is_instructor
 
 from .celery import app
+
+PARTS = ("database", "broker", "web_worker", "gpu_worker", "labs")
 
 
 def _check_database() -> dict:
@@ -25,41 +34,78 @@ def _check_broker() -> dict:
     transport = settings.CELERY_BROKER_URL.split("://", 1)[0]
     try:
         with app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=1)
         return {"ok": True, "transport": transport}
     except Exception as error:
         return {"ok": False, "transport": transport, "error": f"{type(error).__name__}: {error}"}
 
 
-def _check_gpu_worker(timeout: float) -> dict:
-    started = time.monotonic()
-    try:
-        result = app.send_task("gpu_worker.ping", queue="gpu", expires=timeout + 5, retry=False)
-        info = result.get(timeout=timeout)
-        result.forget()
-        return {"ok": True, "latency_ms": round((time.monotonic() - started) * 1000), **info}
-    except Exception as error:
-        reason = "no gpu worker answered" if "Timeout" in type(error).__name__ else type(error).__name__
-        return {"ok": False, "error": f"{reason} within {timeout:g} s: {error}".strip()}
+def _fresh_beats() -> list[dict]:
+    from instructor.models import WorkerHeartbeat
+
+    since = timezone.now() - timedelta(seconds=settings.HEALTH_WORKER_FRESH_S)
+    return [{**beat.info, "name": beat.name, "age_s": round((timezone.now() - beat.last_seen).total_seconds(), 1)}
+            for beat in WorkerHeartbeat.objects.filter(last_seen__gte=since)]
+
+
+def _serving(beats: list[dict], queue: str) -> dict:
+    serving = [beat for beat in beats if queue in (beat.get("queues") or ["gpu"])]
+    if not serving:
+        return {"ok": False, "error": f"no worker on queue {queue!r} sent a heartbeat in the last "
+                                      f"{settings.HEALTH_WORKER_FRESH_S:g} s", "workers": []}
+    return {"ok": True, "workers": serving}
+
+
+def _labs(gpu: dict) -> dict:
+    if not gpu["ok"]:
+        return {"ok": False, "error": "no grading worker is up"}
+    reasons = set()
+    for beat in gpu["workers"]:
+        sandbox, device = beat.get("sandbox_status") or {}, beat.get("device_status") or {}
+        if not sandbox.get("ok"):
+            reasons.add("cannot isolate learner code: " + (sandbox.get("reason") or "the worker did not say"))
+        elif device.get("gpu_host") and not device.get("cuda_usable"):
+            reasons.add("a GPU host without usable CUDA: " + (device.get("reason") or "the worker did not say"))
+        else:
+            return {"ok": True}
+    return {"ok": False, "error": "no grading worker can grade: " + "; ".join(sorted(reasons))}
 
 
 def collect_health() -> dict:
     database = _check_database()
     broker = _check_broker()
-    if broker["ok"]:
-        worker = _check_gpu_worker(settings.HEALTH_PING_TIMEOUT)
-    else:
-        worker = {"ok": False, "error": "broker unreachable, so no worker can be asked"}
-    checks = {"database": database, "broker": broker, "gpu_worker": worker}
+    beats = _fresh_beats() if database["ok"] else []
+    web, gpu = _serving(beats, "default"), _serving(beats, "gpu")
+    checks = {"database": database, "broker": broker, "web_worker": web, "gpu_worker": gpu, "labs": _labs(gpu)}
     return {"ok": all(check["ok"] for check in checks.values()), **checks}
+
+
+def grading_status() -> dict:
+    """{"ok", "reason"} for the lab page: would a run sent now be graded? (Heartbeats only: one read.)"""
+    try:
+        beats = _fresh_beats()
+    except Exception as error:  # the lab page must render even when health cannot be read
+        return {"ok": False, "reason": type(error).__name__}
+    web, gpu = _serving(beats, "default"), _serving(beats, "gpu")
+    for part in (web, gpu, _labs(gpu)):
+        if not part["ok"]:
+            return {"ok": False, "reason": part["error"]}
+    return {"ok": True, "reason": ""}
+
+
+def public(report: dict) -> dict:
+    return {"ok": report["ok"], **{part: {"ok": report[part]["ok"]} for part in PARTS}}
 
 
 def healthz(request):
     report = collect_health()
-    return JsonResponse(report, status=200 if report["ok"] else 503)
+    user = request.user
+    shown = report if user.is_authenticated and (user.is_staff or is_instructor(user)) else public(report)
+    return JsonResponse(shown, status=200 if report["ok"] else 503)
 
 
 @instructor_required
 def status_page(request):
     report = collect_health()
-    return render(request, "health.html", {"report": report}, status=200 if report["ok"] else 503)
+    parts = [("Web worker", report["web_worker"]), ("GPU worker", report["gpu_worker"]), ("Labs", report["labs"])]
+    return render(request, "health.html", {"report": report, "parts": parts}, status=200 if report["ok"] else 503)

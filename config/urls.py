@@ -3,7 +3,7 @@ from django.urls import include, path
 from django.conf import settings
 from django.views.generic import RedirectView, TemplateView
 
-from . import health
+from . import converters, health  # noqa: F401  converters registers <id:...> before the includes
 
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from . import kv_math, selectors, services
 from .forms import KvCalculatorForm
+from .kv_words import kv_problems
 
 
 def index(request):
@@ -58,4 +59,9 @@ def kv_calculator(request):
     form = KvCalculatorForm(request.GET)
     if not form.is_valid():
         return JsonResponse({"errors": {name: errors[0] for name, errors in form.errors.items()}}, status=400)
-    return JsonResponse({"report": kv_math.kv_report(**form.report_arguments())})
+    arguments = form.report_arguments()
+    report = kv_math.kv_report(**arguments)
+    problems = kv_problems(report=report, **{key: arguments[key] for key in (
+        "gpu_memory_bytes", "gpu_memory_utilization", "weight_bytes", "activation_bytes", "batch", "context_len",
+        "max_model_len")})
+    return JsonResponse({"report": report, "problems": problems})

@@ -87,22 +87,27 @@ GPUS = {
     "l4": {"label": "L4", "tflops": 121.0, "tbps": 0.3},
 }
 MODELS = {
-    "llama-3-8b": {"label": "Llama-3-8B", "params_b": 8.03, "kv_bytes_per_token": 131072},
-    "llama-3-70b": {"label": "Llama-3-70B", "params_b": 70.6, "kv_bytes_per_token": 327680},
+    "llama-3-8b": {"label": "Llama-3-8B", "params_b": 8.03, "kv_bytes_per_token": 131072, "hidden_size": 4096},
+    "llama-3-70b": {"label": "Llama-3-70B", "params_b": 70.6, "kv_bytes_per_token": 327680, "hidden_size": 8192},
 }
 
 
-def roofline_point(*, gpu: dict, params_b: float, kv_bytes_per_token: int, batch: int,
-                   tokens_per_seq: int, context_len: int, weight_bytes_per_param: int = 2) -> dict:
-    """One forward step: FLOPs ≈ 2 · params per token; bytes = weights once + KV read for the context.
+def roofline_point(*, gpu: dict, params_b: float, kv_bytes_per_token: int, batch: int, tokens_per_seq: int,
+                   context_len: int, hidden_size: int, weight_bytes_per_param: int = 2) -> dict:
+    """One forward step: FLOPs ≈ 2 · params per token; bytes = weights once + activations + KV read.
 
+    Every d × d weight read once serves the step's T tokens, whose inputs are read and outputs written
+    (4 · T · d bytes in FP16 beside 2 · d² of weight): over the model that is 2 · 2 · T · params / d.
+    So a weight matmul's intensity is T·d / (d + 2·T), the formula the roofline section tabulates
+    (2048 prompt tokens with d = 4096 give 1024, not 2048).
     Prefill is tokens_per_seq = prompt length with context_len 0 (its KV is written, not re-read);
     decode is tokens_per_seq = 1 with the sequences' context read from the cache.
     """
     params = params_b * 1e9
     tokens = batch * tokens_per_seq
     flops = 2.0 * params * tokens
-    moved = params * weight_bytes_per_param + batch * context_len * kv_bytes_per_token
+    activations = 2 * weight_bytes_per_param * tokens * params / hidden_size
+    moved = params * weight_bytes_per_param + activations + batch * context_len * kv_bytes_per_token
     intensity = flops / moved
     ridge = gpu["tflops"] / gpu["tbps"]  # (1e12 FLOP/s) / (1e12 B/s) = FLOP per byte
     attained = min(gpu["tflops"], intensity * gpu["tbps"])

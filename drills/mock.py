@@ -3,6 +3,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.urls import reverse
 from django.utils import timezone
 
 from .course_links import module_titles, pretty_slug, section_titles, section_url
@@ -59,14 +60,19 @@ def mock_state(*, mock: MockInterview) -> MockState:
 
 
 def mock_report(*, state: MockState) -> dict:
-    """Score by module (unanswered items count as 0), the weakest topics, and where they are taught."""
+    """Score by module (unanswered items count as 0), each item missed with a link to retry it, the weakest
+    topics, and where they are taught."""
     titles, sections = module_titles(), section_titles()
     modules: dict[str, list[float]] = defaultdict(list)
     topics: dict[str, list[float]] = defaultdict(list)
     topic_links: dict[str, dict[str, str]] = defaultdict(dict)
+    missed = []
     for drill in state.drills:
         attempt = state.attempts.get(drill.pk)
         score = attempt.score if attempt is not None and attempt.score is not None else 0.0
+        if score < 1:
+            missed.append({"drill": drill, "score": score, "answered": state._done(drill),
+                           "url": reverse("drills:drill", args=[drill.module_slug, drill.kind, drill.slug])})
         modules[drill.module_slug].append(score)
         topic = drill.topic or drill.title
         topics[topic].append(score)
@@ -81,6 +87,7 @@ def mock_report(*, state: MockState) -> dict:
         "overall": sum(sum(s) for s in modules.values()) / max(1, len(state.drills)),
         "answered": state.done_count,
         "total": len(state.drills),
+        "missed": missed,
         "weakest": [{"topic": topic, "score": score, "links": sorted(topic_links[topic].items())}
                     for score, topic in weakest],
     }

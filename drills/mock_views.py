@@ -19,24 +19,35 @@ def _mock_modules() -> list[tuple[str, str]]:
                   key=lambda row: (titles.get(row[0], (999,))[0], row[0]))
 
 
+def _mock_settings(payload, modules) -> tuple[int, list[str]]:
+    """The chosen length and modules, or AnswerError saying in words what to fix."""
+    chosen = payload.getlist("module")
+    known = {slug for slug, _title in modules}
+    if not chosen or any(slug not in known for slug in chosen) or len(set(chosen)) != len(chosen):
+        raise AnswerError("Tick one or more of the listed modules.")
+    try:
+        minutes = int(payload.get("minutes") or "")
+    except ValueError:
+        raise AnswerError("Choose a length of 10, 20 or 45 minutes.") from None
+    return minutes, chosen
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
-@plain_400
 def mock_start(request):
+    """Bad settings come back as the same form with the error above it (status 400), never a bare text page."""
     modules = _mock_modules()
+    context = {"modules": modules, "lengths": services.MOCK_MINUTES, "chosen": [], "minutes": None}
     if request.method == "POST":
-        payload = read_payload(request)
-        chosen = payload.getlist("module")
-        known = {slug for slug, _title in modules}
-        if not chosen or any(slug not in known for slug in chosen) or len(set(chosen)) != len(chosen):
-            raise AnswerError("Choose one or more of the listed modules.")
         try:
-            minutes = int(payload.get("minutes") or "")
-        except ValueError:
-            raise AnswerError("Choose a length of 10, 20 or 45 minutes.") from None
-        mock = services.mock_start(learner=request.user, minutes=minutes, module_slugs=chosen)
+            payload = read_payload(request)
+            context.update(chosen=payload.getlist("module"), minutes=payload.get("minutes"))
+            minutes, chosen = _mock_settings(payload, modules)
+            mock = services.mock_start(learner=request.user, minutes=minutes, module_slugs=chosen)
+        except AnswerError as error:
+            return render(request, "drills/mock_start.html", {**context, "error": str(error)}, status=400)
         return redirect("drills:mock_run", pk=mock.pk)
-    return render(request, "drills/mock_start.html", {"modules": modules, "lengths": services.MOCK_MINUTES})
+    return render(request, "drills/mock_start.html", context)
 
 
 def _own_state(request, pk):

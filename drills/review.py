@@ -18,6 +18,34 @@ def scheduler() -> Scheduler:
                      relearning_steps=tuple(timedelta(seconds=s) for s in relearning))
 
 
+RATING_LABELS = ((Rating.Again, "Again"), (Rating.Hard, "Hard"), (Rating.Good, "Good"), (Rating.Easy, "Easy"))
+
+
+def interval_words(delta: timedelta) -> str:
+    """A review interval as a person says it: "under a minute", "10 min", "5 h", "3 days"."""
+    seconds = max(0, delta.total_seconds())
+    if seconds < 60:
+        return "under a minute"
+    if seconds < 3600:
+        return f"{round(seconds / 60)} min"
+    if seconds < 86400:
+        return f"{round(seconds / 3600)} h"
+    days = round(seconds / 86400)
+    return "1 day" if days == 1 else f"{days} days"
+
+
+def rating_hints(*, learner, drill: Drill, now: datetime | None = None) -> list[dict]:
+    """For each of Again/Hard/Good/Easy, when the drill would come back if rated so now (fsrs, not stored)."""
+    now = now or timezone.now()
+    existing = ReviewCard.objects.filter(learner=learner, drill=drill).first() if learner.is_authenticated else None
+    card = Card.from_dict(existing.card) if existing else Card()
+    hints = []
+    for rating, label in RATING_LABELS:
+        preview, _log = scheduler().review_card(Card.from_dict(card.to_dict()), rating, review_datetime=now)
+        hints.append({"value": int(rating), "label": label, "interval": interval_words(preview.due - now)})
+    return hints
+
+
 def rating_for_score(score: float) -> Rating:
     """Auto-graded drills: all right is Good, half or more is Hard, less is Again."""
     if score >= 1:

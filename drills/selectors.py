@@ -2,7 +2,7 @@
 from collections import defaultdict
 from datetime import datetime
 
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 
 from .models import Attempt, Drill, ReviewCard
@@ -21,6 +21,28 @@ def drills_due_for(*, learner, now: datetime | None = None) -> QuerySet[Drill]:
 
 def due_count(*, learner) -> int:
     return ReviewCard.objects.filter(learner=learner, due__lte=timezone.now(), drill__retired=False).count()
+
+
+def review_day(*, learner, now: datetime | None = None) -> dict:
+    """One query: how many items the learner reviewed today and when the next not-yet-due one comes due."""
+    now = now or timezone.now()
+    start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    figures = ReviewCard.objects.filter(learner=learner, drill__retired=False).aggregate(
+        reviewed_today=Count("pk", filter=Q(reviewed_at__gte=start_of_day)), next_due_at=Min("due", filter=Q(due__gt=now)))
+    return {**figures, "now": now}
+
+
+def review_session(*, learner, current: Drill | None = None, now: datetime | None = None) -> dict:
+    """Where the learner's review session stands after an answer: the next due item (not the one just
+    answered), how many others are due, the day's figures, and when the answered item comes back."""
+    now = now or timezone.now()
+    due = drills_due_for(learner=learner, now=now)
+    if current is not None:
+        due = due.exclude(pk=current.pk)
+    this_due_at = (ReviewCard.objects.filter(learner=learner, drill=current).values_list("due", flat=True).first()
+                   if current is not None else None)
+    return {**review_day(learner=learner, now=now), "next": due.first(), "due_count": due.count(),
+            "this_due_at": this_due_at}
 
 
 def _module_sizes() -> dict[str, int]:

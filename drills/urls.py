@@ -1,6 +1,8 @@
 """Drill URLs: index, module, review queue, mock interview, and each exercise with its posts."""
 from django.urls import path
 
+import config.converters  # noqa: F401  registers <id:...>
+
 from . import mock_views, views
 
 app_name = "drills"
@@ -9,11 +11,11 @@ urlpatterns = [
     path("review/", views.review, name="review"),
     path("module/<slug:module_slug>/", views.module, name="module"),
     path("mock/", mock_views.mock_start, name="mock"),
-    path("mock/<int:pk>/", mock_views.mock_run, name="mock_run"),
-    path("mock/<int:pk>/answer/", mock_views.mock_answer, name="mock_answer"),
-    path("mock/<int:pk>/rate/", mock_views.mock_rate, name="mock_rate"),
-    path("mock/<int:pk>/finish/", mock_views.mock_finish, name="mock_finish"),
-    path("mock/<int:pk>/report/", mock_views.mock_report_page, name="mock_report"),
+    path("mock/<id:pk>/", mock_views.mock_run, name="mock_run"),
+    path("mock/<id:pk>/answer/", mock_views.mock_answer, name="mock_answer"),
+    path("mock/<id:pk>/rate/", mock_views.mock_rate, name="mock_rate"),
+    path("mock/<id:pk>/finish/", mock_views.mock_finish, name="mock_finish"),
+    path("mock/<id:pk>/report/", mock_views.mock_report_page, name="mock_report"),
     path("<slug:module_slug>/<slug:kind>/<slug:slug>/", views.drill_detail, name="drill"),
     path("<slug:module_slug>/<slug:kind>/<slug:slug>/answer/", views.drill_answer, name="answer"),
     path("<slug:module_slug>/card/<slug:slug>/rate/", views.card_rate, name="rate"),

@@ -6,6 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from . import answers, selectors, services
+from .review import rating_hints
 from .course_links import module_titles, pretty_slug
 from .models import Drill, Kind
 from .payload import AnswerError, read_payload
@@ -56,8 +57,10 @@ def module(request, module_slug):
 
 @require_GET
 def review(request):
-    due = list(selectors.drills_due_for(learner=request.user)) if request.user.is_authenticated else []
-    return render(request, "drills/review.html", {"due": due})
+    if not request.user.is_authenticated:
+        return render(request, "drills/review.html", {"due": []})
+    due = list(selectors.drills_due_for(learner=request.user))
+    return render(request, "drills/review.html", {"due": due, "session": selectors.review_day(learner=request.user)})
 
 
 def _drill_or_404(module_slug, kind, slug) -> Drill:
@@ -88,7 +91,7 @@ def _render_exercise(request, drill: Drill, context: dict, status: int = 200):
     if request.htmx and request.method == "POST":
         template += "#exercise"
     if request.method == "POST" and request.user.is_authenticated:
-        context["due_after"] = selectors.due_count(learner=request.user)
+        context["session"] = selectors.review_session(learner=request.user, current=drill)
     return render(request, template, context, status=status)
 
 
@@ -114,6 +117,8 @@ def drill_answer(request, module_slug, kind, slug):
     if request.user.is_authenticated:
         context["attempt"] = services.attempt_submit(learner=request.user, drill=drill, answer=answer,
                                                      round_id=round_.round_id, duration_ms=round_.duration_ms())
+        if drill.kind == Kind.CARD and context["attempt"].counts:  # only a counted rating reschedules the card
+            context["rating_hints"] = rating_hints(learner=request.user, drill=drill)
     return _render_exercise(request, drill, context)
 
 

@@ -7,11 +7,15 @@ from pathlib import Path
 
 from celery import Celery
 
-import gpu_worker.heartbeat  # noqa: F401  (beats every ~30 s once the worker is ready)
+import gpu_worker.heartbeat  # noqa: F401  (beats every ~10 s once the worker is ready)
 from gpu_worker.tasks import register_tasks
 
 SOFT_TIME_LIMIT = int(os.environ.get("GPU_TASK_SOFT_TIME_LIMIT", "240"))
 HARD_TIME_LIMIT = int(os.environ.get("GPU_TASK_HARD_TIME_LIMIT", "300"))
+# A run whose worker died unacked comes back from Redis after this; the watchdog (gpu_worker/
+# watchdog.py) ends every run by HARD_TIME_LIMIT, so a live run is never delivered twice. The web
+# side's reaper waits longer than this (LABS["REAP_MARGIN_S"]), so the broker's redelivery goes first.
+VISIBILITY_TIMEOUT = HARD_TIME_LIMIT + 60
 
 
 def broker_transport_options(broker_url: str) -> dict:
@@ -27,11 +31,14 @@ def broker_transport_options(broker_url: str) -> dict:
             "store_processed": False,
             "polling_interval": 0.05,
         }
-    return {"visibility_timeout": HARD_TIME_LIMIT * 3}
+    return {"visibility_timeout": VISIBILITY_TIMEOUT}
 
 
 def apply_worker_settings(app: Celery) -> None:
-    """The settings CONVENTIONS.md asks of a GPU worker: one task at a time, acked late."""
+    """A GPU worker: one task at a time, acked late and redelivered if the worker dies mid-run.
+
+    The time limits act only under a pool with child processes; under solo the watchdog in
+    gpu_worker/tasks.py enforces HARD_TIME_LIMIT."""
     app.conf.update(
         worker_pool="solo",
         task_acks_late=True,
@@ -43,7 +50,7 @@ def apply_worker_settings(app: Celery) -> None:
     )
     options = dict(app.conf.broker_transport_options or {})
     if "visibility_timeout" in options:
-        options["visibility_timeout"] = max(options["visibility_timeout"], HARD_TIME_LIMIT * 3)
+        options["visibility_timeout"] = VISIBILITY_TIMEOUT
     app.conf.broker_transport_options = options
 
 

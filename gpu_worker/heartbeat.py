@@ -1,35 +1,51 @@
-"""Django-free: once a Celery worker is ready, tell the web side who it is every ~30 s.
+"""Django-free: once a Celery worker is ready, tell the web side who it is every ~10 s.
 
-Imported by gpu_worker/celery_app.py and config/celery_local.py; the web task `instructor.worker_heartbeat` records it.
+Imported by gpu_worker/celery_app.py, config/celery_local.py and the web worker (config/celery.py);
+the web task `instructor.worker_heartbeat` records each beat, and /healthz reads those records
+instead of sending a task per hit. A beat says which queues the worker serves, whether it can
+isolate learner code (GPU queue only) and which run it is grading now.
 """
 import logging
 import os
+import platform
+import socket
 import threading
 
 from celery.signals import worker_ready
 
-from gpu_worker.tasks import worker_info
-
 log = logging.getLogger(__name__)
-INTERVAL_S = float(os.environ.get("WORKER_HEARTBEAT_S", "30"))
+INTERVAL_S = float(os.environ.get("WORKER_HEARTBEAT_S", "10"))
 TASK_NAME = "instructor.worker_heartbeat"
 
 
-def send_heartbeat(app, node: str | None = None) -> None:
-    info = worker_info()
+def beat_info(queues: list[str], node: str | None = None) -> dict:
+    """What one beat carries; only a worker serving `gpu` pays for torch and the sandbox probe."""
+    if "gpu" in queues:
+        from gpu_worker.tasks import CURRENT, worker_info
+
+        info = {**worker_info(), "grading": CURRENT.get("submission_id")}
+    else:
+        info = {"host": socket.gethostname(), "python": platform.python_version(), "pid": os.getpid()}
+    info["queues"] = sorted(queues)
     if node:
         info["node"] = node
-    app.send_task(TASK_NAME, kwargs={"info": info}, queue="default")
+    return info
 
 
-def start_heartbeat(app, node: str | None = None, interval_s: float = INTERVAL_S) -> threading.Event:
+def send_heartbeat(app, node: str | None = None, queues: list[str] | None = None) -> None:
+    queues = queues if queues is not None else ["gpu"]
+    app.send_task(TASK_NAME, kwargs={"info": beat_info(queues, node)}, queue="default")
+
+
+def start_heartbeat(app, node: str | None = None, interval_s: float = INTERVAL_S,
+                    queues: list[str] | None = None) -> threading.Event:
     """A daemon thread that beats at once and then every `interval_s`; set the returned event to stop it."""
     stop = threading.Event()
 
     def beat() -> None:
         while True:
             try:
-                send_heartbeat(app, node)
+                send_heartbeat(app, node, queues)
             except Exception as error:  # a broker hiccup must not kill the worker; the next beat retries
                 log.warning("heartbeat not sent: %s", error)
             if stop.wait(interval_s):
@@ -39,8 +55,15 @@ def start_heartbeat(app, node: str | None = None, interval_s: float = INTERVAL_S
     return stop
 
 
+def _consumed_queues(app) -> list[str]:
+    try:
+        return sorted(app.amqp.queues.consume_from or app.amqp.queues)
+    except Exception:  # an unusual app: say gpu, the queue this module was written for
+        return ["gpu"]
+
+
 @worker_ready.connect(weak=False, dispatch_uid="gpu_worker.heartbeat")
 def _on_worker_ready(sender=None, **_kwargs) -> None:
     app = getattr(sender, "app", None)
     if app is not None:
-        start_heartbeat(app, node=getattr(sender, "hostname", None))
+        start_heartbeat(app, node=getattr(sender, "hostname", None), queues=_consumed_queues(app))

@@ -3,6 +3,12 @@ import os
 import platform
 import socket
 import sys
+import time
+
+# What this process is grading now, for its heartbeat (the reaper leaves a run alone while its
+# worker still reports it).
+CURRENT: dict = {"submission_id": None, "since": None}
+HARD_TIME_LIMIT = float(os.environ.get("GPU_TASK_HARD_TIME_LIMIT", "300"))
 
 
 def worker_info() -> dict:
@@ -18,11 +24,21 @@ def worker_info() -> dict:
         info["cuda"] = None
         info["torch_error"] = f"{type(error).__name__}: {error}"
     try:
-        from gpu_worker.sandbox import sandbox_level
+        from gpu_worker.sandbox.isolation import sandbox_status
 
-        info["sandbox"] = sandbox_level()
-    except Exception:
+        status = sandbox_status()
+        info["sandbox"] = status.get("level", "unknown")
+        info["sandbox_status"] = status
+    except Exception as error:  # say so rather than claim isolation we did not check
         info["sandbox"] = "unknown"
+        info["sandbox_status"] = {"ok": False, "level": "unknown", "reason": f"{type(error).__name__}: {error}"}
+    try:  # a GPU host whose CUDA is unusable must say so rather than grade on CPU unnoticed
+        from gpu_worker.engine.device import device_status
+
+        info["device_status"] = device_status()
+    except Exception as error:
+        info["device_status"] = {"gpu_host": None, "cuda_usable": False, "device": "unknown",
+                                 "reason": f"{type(error).__name__}: {error}"}
     return info
 
 
@@ -36,14 +52,24 @@ def register_tasks(app) -> None:
     @app.task(name="gpu_worker.run_lab")
     def run_lab(submission_id: int, lab: str, mode: str, source: str) -> dict:
         from gpu_worker.labs import run_lab as grade
+        from gpu_worker.watchdog import RunTimedOut, call_with_limit
 
         # Tell the web side the run has started (the worker never touches its database).
         app.send_task("labs.mark_running", args=[submission_id, socket.gethostname()], queue="default")
-
-        result = grade(submission_id=submission_id, lab=lab, mode=mode, source=source)
+        CURRENT.update(submission_id=submission_id, since=time.time())
+        try:
+            result = call_with_limit(
+                lambda: grade(submission_id=submission_id, lab=lab, mode=mode, source=source),
+                limit_s=HARD_TIME_LIMIT)
+        except RunTimedOut as timed_out:
+            result = {"submission_id": submission_id, "lab": lab, "mode": mode, "verdict": "internal_error",
+                      "score": None, "max_score": None, "tests": [], "metrics": {}, "plots": [], "stdout": "",
+                      "message": f"Grading stopped: {timed_out}. This is our fault, not your code's; "
+                                 "nothing counts against you, so please run it again."}
+        finally:
+            CURRENT.update(submission_id=None, since=None)
         result.setdefault("worker", worker_info())
         return result
-
 
 if __name__ == "__main__":  # pragma: no cover
     print(worker_info(), file=sys.stderr)

@@ -1,7 +1,7 @@
 """The dashboard's models in the Django admin (site admins fix what the pages cannot)."""
 from django.contrib import admin
 
-from instructor.models import Cohort, LabPolicy, Membership, ScoreOverride, WorkerHeartbeat
+from instructor.models import Cohort, Invitation, LabPolicy, Membership, ScoreOverride, WorkerHeartbeat
 
 
 class MembershipInline(admin.TabularInline):
@@ -32,3 +32,9 @@ class ScoreOverrideAdmin(admin.ModelAdmin):
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ["name", "host", "last_seen"]
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    list_display = ["email", "cohort", "status", "invited_by", "created_at", "answered_at"]
+    list_filter = ["status", "cohort"]

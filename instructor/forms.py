@@ -1,6 +1,7 @@
 """Forms of the dashboard; each rejects bad input with a message the page shows."""
 from django import forms
 
+from config.converters import MAX_ID
 from instructor.models import ScoreOverride
 
 DATETIME_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
@@ -21,8 +22,8 @@ class JoinForm(forms.Form):
     code = forms.CharField(max_length=16, strip=True, label="Join code")
 
 
-class AddLearnerForm(forms.Form):
-    who = forms.CharField(max_length=150, strip=True, label="Username or e-mail")
+class InviteForm(forms.Form):
+    email = forms.EmailField(label="Invite by e-mail")
 
 
 class DrillWeightForm(forms.Form):
@@ -52,7 +53,7 @@ class LabPolicyForm(forms.Form):
 
 
 class OverrideForm(forms.Form):
-    learner = forms.IntegerField(widget=forms.HiddenInput)
+    learner = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=MAX_ID)
     kind = forms.ChoiceField(choices=ScoreOverride.Kind.choices)
     target_slug = forms.CharField(max_length=120, label="Lab or module")
     score = forms.FloatField()

@@ -53,6 +53,35 @@ class Membership(models.Model):
         return f"{self.learner_id} in {self.cohort_id}"
 
 
+class Invitation(models.Model):
+    """An instructor's offer of a seat, addressed to an e-mail: membership starts only when its owner accepts."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        ACCEPTED = "accepted", "Accepted"
+        DECLINED = "declined", "Declined"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField(help_text="Stored lower-case; matched against the signed-in user's address.")
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["cohort", "email"], condition=Q(status="pending"),
+                                    name="invitation_one_pending_per_email"),
+            models.CheckConstraint(condition=Q(status__in=["pending", "accepted", "declined", "withdrawn"]),
+                                   name="invitation_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.cohort_id}: {self.status}"
+
+
 class LabPolicy(models.Model):
     """A lab's due dates, late penalty and weight in one cohort."""
 

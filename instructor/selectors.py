@@ -4,7 +4,7 @@ from datetime import timedelta
 from django.db.models import Count, QuerySet
 from django.utils import timezone
 
-from instructor.models import Cohort, Membership, ScoreOverride, WorkerHeartbeat
+from instructor.models import Cohort, Invitation, Membership, ScoreOverride, WorkerHeartbeat
 
 ONLINE_WITHIN_S = 90  # three missed beats and a worker counts as gone
 
@@ -15,6 +15,18 @@ def cohorts_for(*, user) -> QuerySet[Cohort]:
 
 def roster(*, cohort: Cohort) -> QuerySet[Membership]:
     return cohort.memberships.select_related("learner").order_by("learner__username")
+
+
+def invitations_pending(*, cohort: Cohort) -> QuerySet[Invitation]:
+    return cohort.invitations.filter(status=Invitation.Status.PENDING).order_by("email")
+
+
+def invitations_for(*, user) -> QuerySet[Invitation]:
+    """The pending invitations addressed to the signed-in user's e-mail (none without one)."""
+    if not user.is_authenticated or not user.email:
+        return Invitation.objects.none()
+    return (Invitation.objects.filter(status=Invitation.Status.PENDING, email__iexact=user.email)
+            .select_related("cohort", "invited_by"))
 
 
 def member_or_none(*, cohort: Cohort, learner_id: int):

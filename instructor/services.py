@@ -1,11 +1,10 @@
 """Writes for the dashboard: cohorts and rosters, lab policies, overrides, regrades and heartbeats."""
-from django.contrib.auth import get_user_model
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from instructor import sources
-from instructor.models import Cohort, LabPolicy, Membership, ScoreOverride, WorkerHeartbeat, new_join_code
+from instructor.models import Cohort, Invitation, LabPolicy, Membership, ScoreOverride, WorkerHeartbeat, new_join_code
 
 
 class ActionRefused(Exception):
@@ -39,16 +38,46 @@ def code_rotate(*, cohort: Cohort) -> str:
     raise ActionRefused("Could not find a fresh join code; try again.")
 
 
-def learner_add(*, cohort: Cohort, who: str):
-    """Add a user by username or e-mail address."""
-    who = who.strip()
-    user = get_user_model().objects.filter(Q(username__iexact=who) | Q(email__iexact=who)).first() if who else None
-    if user is None:
-        raise ActionRefused(f"No user is called {who!r}.")
-    _, created = Membership.objects.get_or_create(cohort=cohort, learner=user)
-    if not created:
-        raise ActionRefused(f"{user.username} is in this cohort already.")
-    return user
+def invitation_create(*, cohort: Cohort, email: str, by, join_url: str) -> Invitation | None:
+    """A pending invitation for `email` (one per address per cohort) and a note to that address.
+
+    Nothing here depends on whether an account has that address, so the page that calls it can answer
+    the same either way; None when the address already belongs to a member (the roster shows it)."""
+    email = email.strip().lower()
+    if Membership.objects.filter(cohort=cohort, learner__email__iexact=email).exists():
+        return None
+    invitation, created = Invitation.objects.get_or_create(cohort=cohort, email=email, status=Invitation.Status.PENDING,
+                                                           defaults={"invited_by": by})
+    if created:
+        body = (f"{by.get_username()} invited you to the cohort {cohort.name}.\n\n"
+                f"Sign in (or sign up) with this address, then accept or decline at {join_url}\n"
+                f"Nothing is shared with the cohort's instructors unless you accept.")
+        transaction.on_commit(lambda: send_mail(f"Invitation to {cohort.name}", body, None, [email],
+                                                fail_silently=True))
+    return invitation
+
+
+def invitation_withdraw(*, cohort: Cohort, invitation_id: int) -> None:
+    changed = Invitation.objects.filter(cohort=cohort, pk=invitation_id, status=Invitation.Status.PENDING).update(
+        status=Invitation.Status.WITHDRAWN, answered_at=timezone.now())
+    if not changed:
+        raise ActionRefused("That invitation is not pending any more.")
+
+
+def invitation_answer(*, user, invitation_id: int, accept: bool) -> Invitation:
+    """Accept (join the cohort) or decline one of `user`'s pending invitations; ActionRefused if it is not theirs."""
+    with transaction.atomic():
+        invitation = (Invitation.objects.select_for_update().select_related("cohort")
+                      .filter(pk=invitation_id, status=Invitation.Status.PENDING, email__iexact=user.email or "-")
+                      .first())
+        if invitation is None or not user.email:
+            raise ActionRefused("No such invitation is waiting for you.")
+        if accept:
+            Membership.objects.get_or_create(cohort=invitation.cohort, learner=user)
+        invitation.status = Invitation.Status.ACCEPTED if accept else Invitation.Status.DECLINED
+        invitation.answered_at = timezone.now()
+        invitation.save(update_fields=["status", "answered_at"])
+    return invitation
 
 
 def learner_remove(*, cohort: Cohort, learner_id: int) -> None:

@@ -1,9 +1,17 @@
-"""Finds runs that never came back from a worker: re-queues each once, then fails it as our fault."""
+"""Finds runs that never came back from a worker: re-queues each once, then fails it as our fault.
+
+A running run counts from when it started; one its worker still reports in a heartbeat is left to
+that worker's watchdog. A queued run counts from when it was sent or from the queue's last move
+(a run started or finished), whichever is later, so a run waiting behind others is never stale
+while the queue moves; and it is never failed while a grading worker is alive. A failure is
+marked `reaped`, so a real result that arrives later still replaces it (labs/services.py).
+"""
 import logging
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from labs.models import Submission
@@ -16,24 +24,45 @@ LOST_MESSAGE = ("The grading worker did not answer in time, even after a second 
 
 
 def submissions_reap_stale(*, now=None) -> dict:
-    """Re-queue (once) or fail every queued/running submission past its lab's wall limit plus the margin."""
+    """Re-queue (once) or fail every waiting submission idle past its lab's wall limit plus the margin."""
     now = now or timezone.now()
     margin = settings.LABS["REAP_MARGIN_S"]
     max_attempts = 1 + settings.LABS["MAX_REQUEUES"]
     counts = {"requeued": 0, "failed": 0}
-    waiting = (Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING],
-                                         queued_at__lt=now - timedelta(seconds=margin))
-               .select_related("lab").order_by("queued_at"))
+    waiting = list(Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
+                   .select_related("lab").order_by("queued_at"))
+    if not waiting:
+        return counts
+    alive, grading = _grading_workers(now)
+    moved = Submission.objects.aggregate(started=Max("started_at"), finished=Max("finished_at"))
+    last_move = max([moment for moment in moved.values() if moment], default=None)
     for submission in waiting:
-        if submission.queued_at > now - timedelta(seconds=submission.lab.wall_s + margin):
+        if submission.pk in grading:
+            continue  # its worker is on it; the worker's watchdog ends the run
+        if submission.status == Status.RUNNING and submission.started_at:
+            since = submission.started_at
+        else:
+            since = max(submission.queued_at, last_move) if alive and last_move else submission.queued_at
+        if since > now - timedelta(seconds=submission.lab.wall_s + margin):
             continue
         if submission.attempts < max_attempts:
             counts["requeued"] += _requeue(submission, now)
-        else:
+        elif submission.status == Status.RUNNING or not alive:
             counts["failed"] += _fail(submission, now)
     if any(counts.values()):
         log.warning("labs reaper: %s", counts)
     return counts
+
+
+def _grading_workers(now) -> tuple[bool, set[int]]:
+    """Whether a grading worker beat recently, and the submissions those workers report grading."""
+    from instructor.models import WorkerHeartbeat
+
+    since = now - timedelta(seconds=settings.HEALTH_WORKER_FRESH_S)
+    beats = [beat.info for beat in WorkerHeartbeat.objects.filter(last_seen__gte=since)
+             if "gpu" in (beat.info.get("queues") or ["gpu"])]
+    grading = {beat.get("grading") for beat in beats if isinstance(beat.get("grading"), int)}
+    return bool(beats), grading
 
 
 def _requeue(submission: Submission, now) -> int:
@@ -50,4 +79,4 @@ def _fail(submission: Submission, now) -> int:
     return Submission.objects.filter(
         pk=submission.pk, attempts=submission.attempts, status__in=[Status.QUEUED, Status.RUNNING],
     ).update(status=Status.DONE, verdict="internal_error", message=LOST_MESSAGE, score=None, max_score=None,
-             finished_at=now)
+             result={"reaped": True}, finished_at=now)

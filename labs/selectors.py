@@ -1,5 +1,5 @@
 """Reads for labs: the catalogue, learners' submissions and best scores, the queue (also for `instructor`)."""
-from django.db.models import Min, QuerySet
+from django.db.models import Min, Q, QuerySet
 from django.utils import timezone
 
 from instructor.models import LabPolicy, Membership, ScoreOverride
@@ -32,11 +32,19 @@ def learner_history(*, learner, lab: Lab, limit: int = 50) -> QuerySet[Submissio
 
 
 def submission_visible_to(*, user, submission_id: int, is_instructor: bool) -> Submission | None:
-    """The submission when `user` owns it (or is an instructor); None otherwise, so callers answer 404."""
-    rows = Submission.objects.select_related("lab", "learner")
-    if not is_instructor:
-        rows = rows.filter(learner=user)
-    return rows.filter(pk=submission_id).first()
+    """The submission when `user` may read it, None otherwise (callers answer 404, not 403, so ids leak nothing).
+
+    Its learner may; so may an instructor who teaches a cohort the learner belongs to, and a superuser
+    (who reaches every cohort). Being an instructor of some other cohort gives nothing."""
+    if not user.is_authenticated:
+        return None
+    rows = Submission.objects.select_related("lab", "learner").filter(pk=submission_id)
+    if user.is_superuser:
+        return rows.first()
+    readers = Q(learner=user)
+    if is_instructor:
+        readers |= Q(learner__memberships__cohort__instructors=user)
+    return rows.filter(readers).distinct().first()
 
 
 def best_scores(*, user_ids, lab_slugs=None) -> dict:

@@ -5,7 +5,7 @@ from datetime import timedelta
 from celery import current_app, signature
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Value
+from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -59,6 +59,12 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     hour_ago = timezone.now() - timedelta(hours=1)
     if Submission.objects.filter(learner=learner, created_at__gte=hour_ago, regrade_of__isnull=True).count() >= cap:
         raise SubmissionRefused(f"You have used your {cap} runs for this hour; try again a little later.")
+    # Site-wide, over every waiting run (regrades included, though they are never refused); a soft bound:
+    # two requests may both pass the count.
+    waiting_everywhere = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
+    if waiting_everywhere.count() >= settings.LABS["QUEUE_CAP"]:
+        raise SubmissionRefused("The grading queue is full right now; your code was not sent. It is still in the "
+                                "editor: try again in a few minutes.")
     try:
         with transaction.atomic():
             submission = Submission.objects.create(learner=learner, lab=lab, mode=mode, source=source)
@@ -88,21 +94,24 @@ def enqueue(submission: Submission) -> None:
 
 
 def submission_mark_running(*, submission_id: int, worker_host: str = "") -> bool:
-    """Queued becomes running (a worker picked it up); anything else is left alone."""
-    changed = Submission.objects.filter(pk=submission_id, status=Status.QUEUED).update(
+    """A worker picked the run up: queued becomes running. A run delivered again (its first worker
+    died) restarts its clock, so the reaper counts from this start. Done runs are left alone."""
+    changed = Submission.objects.filter(pk=submission_id, status__in=[Status.QUEUED, Status.RUNNING]).update(
         status=Status.RUNNING, started_at=timezone.now(), worker_host=str(worker_host)[:200])
     return bool(changed)
 
 
 def result_ingest(*, result: dict) -> bool:
-    """Record a worker's result JSON. Idempotent: only the first result for a submission changes it."""
+    """Record a worker's result JSON. The first real result wins: later copies change nothing, but a
+    real result always replaces the reaper's "lost" failure (the run was slow, not lost)."""
     try:
         submission_id = int(result["submission_id"])
     except (KeyError, TypeError, ValueError):
         log.error("labs: result without a submission id ignored: %r", str(result)[:300])
         return False
     fields = _fields_from_result(result)
-    changed = Submission.objects.filter(pk=submission_id).exclude(status=Status.DONE).update(**fields)
+    open_to_result = Q(status__in=[Status.QUEUED, Status.RUNNING]) | Q(result__reaped=True)
+    changed = Submission.objects.filter(open_to_result, pk=submission_id).update(**fields)
     if not changed:
         log.info("labs: result for submission %s ignored (done already or unknown)", submission_id)
     return bool(changed)

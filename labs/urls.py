@@ -1,12 +1,14 @@
 from django.urls import path
 
+import config.converters  # noqa: F401  registers <id:...>
+
 from . import views
 
 app_name = "labs"
 urlpatterns = [
     path("", views.index, name="index"),
-    path("submissions/<int:pk>/", views.submission, name="submission"),
-    path("submissions/<int:pk>/source/", views.submission_source, name="submission_source"),
+    path("submissions/<id:pk>/", views.submission, name="submission"),
+    path("submissions/<id:pk>/source/", views.submission_source, name="submission_source"),
     path("<slug:slug>/draft/", views.draft, name="draft"),
     path("<slug:slug>/", views.detail, name="detail"),
 ]

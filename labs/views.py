@@ -6,6 +6,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseStopPolling
 
 from accounts.roles import is_instructor
+from config.health import grading_status
 from labs import selectors
 from labs.models import Lab
 from labs.services import SubmissionRefused, draft_save, submission_create
@@ -67,7 +68,8 @@ def _detail_page(request, lab: Lab, *, editor: dict, error: str = ""):
     waiting = history[0] if history and not history[0].is_done else None
     context = {"lab": lab, "error": error, "history": history, **editor,
                "standing": selectors.lab_standing(learner=request.user).get(lab.slug),
-               "panel_submission": waiting, "ahead": selectors.runs_ahead_of(waiting) if waiting else None}
+               "panel_submission": waiting, "ahead": selectors.runs_ahead_of(waiting) if waiting else None,
+               "grading": grading_status(), "show_reason": is_instructor(request.user)}
     return render(request, "labs/detail.html", context, status=400 if error else 200)
 
 
@@ -89,7 +91,7 @@ def submission_source(request, pk):
     """A learner's own submitted code as text, for "Load into editor" without leaving the page."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    found = selectors.own_submission(learner=request.user, submission_id=pk) if pk < 2**63 else None
+    found = selectors.own_submission(learner=request.user, submission_id=pk)
     if found is None:
         raise Http404("No such submission.")
     return HttpResponse(found.source, content_type="text/plain; charset=utf-8")

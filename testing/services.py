@@ -99,6 +99,8 @@ def _configure_environment() -> None:
         os.environ["CELERY_RESULT_BACKEND"] = f"file://{folder}/results"
         os.makedirs(os.path.join(folder, "results"), exist_ok=True)
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    # Test workers beat often, so /healthz and the reaper see them soon after a table flush.
+    os.environ.setdefault("WORKER_HEARTBEAT_S", "1")
 
 
 _configure_environment()
@@ -127,9 +129,10 @@ def pytest_collection_modifyitems(config, items):
     if not os.path.exists(CHROMIUM) and not REQUIRE_SERVICES:
         skip = pytest.mark.skip(reason=f"Chromium not found at {CHROMIUM}")
         for item in items:
-            if "browser" in item.keywords:
+            if item.get_closest_marker("browser"):
                 item.add_marker(skip)
-    gpu_items = [item for item in items if "gpu" in item.keywords]
+    # markers, not item.keywords: keywords also hold directory names, and a checkout may live in .../gpu
+    gpu_items = [item for item in items if item.get_closest_marker("gpu")]
     if gpu_items:
         import torch
 

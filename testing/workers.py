@@ -58,6 +58,29 @@ def running_worker(app_module: str, queues: str, log_dir: Path, env: dict | None
         stop_process_group(process)
 
 
+@contextmanager
+def running_web_worker(log_dir: Path, env: dict | None = None):
+    """The web side's worker (`celery -A config`, queue `default`) on the test database: it records
+    results, run starts and heartbeats. Django must be set up (the test database exists)."""
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": test_database_url(), **(env or {})}
+    with running_worker("config", "default", log_dir, env=env, name="web", wait=False) as process:
+        yield process
+
+
+def wait_for_beats(*queues: str, timeout: float = 90) -> list:
+    """The recorded heartbeats once workers serving every one of `queues` have beaten."""
+    from instructor.models import WorkerHeartbeat
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        beats = list(WorkerHeartbeat.objects.all())
+        served = {queue for beat in beats for queue in beat.info.get("queues") or []}
+        if served >= set(queues):
+            return beats
+        time.sleep(0.3)
+    raise RuntimeError(f"no heartbeat from workers on {queues} within {timeout} s")
+
+
 def stop_process_group(process: subprocess.Popen, grace: float = 10) -> None:
     if process.poll() is not None:
         return

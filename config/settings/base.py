@@ -46,6 +46,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "config.middleware.RejectBadTextMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
@@ -76,6 +77,17 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+SQLITE_BUSY_TIMEOUT_S = float(os.environ.get("SQLITE_BUSY_TIMEOUT_S", "20"))
+for _db in DATABASES.values():
+    if _db["ENGINE"].endswith("sqlite3"):
+        # A class writes at once (drill answers, sessions, results): WAL lets readers go on while one
+        # writer writes, BEGIN IMMEDIATE takes the write lock up front (so SQLite can wait for it
+        # instead of failing a deferred transaction mid-way), and the busy timeout is that wait.
+        _db.setdefault("OPTIONS", {}).update({
+            "transaction_mode": "IMMEDIATE",
+            "timeout": SQLITE_BUSY_TIMEOUT_S,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        })
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -104,7 +116,23 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 
 INSTRUCTOR_GROUP = "instructors"
 
+# --- Cache: login failure counters (accounts/throttle.py). Redis when one is configured, so every web
+# process shares the counts; otherwise per-process memory, which still slows one process's guesser.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+                      "KEY_PREFIX": "course"}
+          if CACHE_URL.startswith("redis") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+LOGIN_THROTTLE = {
+    "ACCOUNT_FAILURES": int(os.environ.get("LOGIN_ACCOUNT_FAILURES", "10")),  # per username per window
+    "ADDRESS_FAILURES": int(os.environ.get("LOGIN_ADDRESS_FAILURES", "50")),  # per client address per window
+    "WINDOW_S": int(os.environ.get("LOGIN_WINDOW_S", "900")),
+    # Behind a reverse proxy, the header it sets with the client's address (e.g. HTTP_X_FORWARDED_FOR).
+    "ADDRESS_HEADER": os.environ.get("LOGIN_ADDRESS_HEADER", ""),
+}
+
 # --- Celery (web side). The GPU worker has its own app in gpu_worker/celery_app.py.
+# `make run` starts a private redis-server under var/ and sets CELERY_BROKER_URL to it; the
+# filesystem transport is only the last resort of a test run without any Redis.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 CELERY_FILESYSTEM_DIR = Path(os.environ.get("CELERY_FILESYSTEM_DIR", VAR_DIR / "broker"))
 CELERY_RESULT_BACKEND = os.environ.get(
@@ -118,15 +146,24 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# How long /healthz waits for a gpu worker to answer a ping.
-HEALTH_PING_TIMEOUT = float(os.environ.get("HEALTH_PING_TIMEOUT", "3"))
+# Web-side tasks are short and idempotent: ack after they ran, so a killed web worker loses none.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# /healthz reads the workers' heartbeats (gpu_worker/heartbeat.py); a worker is "up" while its
+# last beat is younger than this (three beats of WORKER_HEARTBEAT_S, 10 s by default).
+HEALTH_WORKER_FRESH_S = float(os.environ.get("HEALTH_WORKER_FRESH_S", "35"))
 
 # --- Labs (labs/services.py): submission limits and the reaper of runs that never came back.
 LABS = {
     "MAX_SOURCE_BYTES": 64 * 1024,
     "HOURLY_CAP": int(os.environ.get("LABS_HOURLY_CAP", "60")),  # runs and submits per learner per hour
+    "QUEUE_CAP": int(os.environ.get("LABS_QUEUE_CAP", "200")),  # learners' runs waiting site-wide, at most
     "DEFAULT_WALL_S": 20.0,  # a lab's wall limit when its lab.yaml names none
-    "REAP_MARGIN_S": float(os.environ.get("LABS_REAP_MARGIN_S", "300")),  # past wall_s: re-queue or fail
+    # Past a run's wall limit (counted from when it started, or from the queue's last move while it
+    # waits): re-queue or fail. Longer than the broker's own redelivery of a run whose worker died
+    # (gpu_worker/celery_app.py: visibility timeout = hard limit + 60 s), so the broker goes first.
+    "REAP_MARGIN_S": float(os.environ.get("LABS_REAP_MARGIN_S", "420")),
     "MAX_REQUEUES": 1,
     "STDOUT_CHARS": 20_000,  # kept of a run's output
 }

@@ -13,8 +13,12 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
-HEALTH_PING_TIMEOUT = 5.0
+# Memory, not the session's Redis (which the broker shares, so it may not be flushed between tests);
+# accounts/tests/test_throttle.py runs the counters against Redis as well.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 for _db in DATABASES.values():  # noqa: F405
     if _db["ENGINE"].endswith("sqlite3"):
         # A file, not memory, so that a worker process can share the test database.
         _db["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
+# Test workers beat every second (testing/services.py), so a dead one is noticed within seconds.
+HEALTH_WORKER_FRESH_S = 8.0

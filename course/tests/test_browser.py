@@ -26,7 +26,7 @@ def no_script_errors(page):
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text)
             if message.type == "error" and not message.text.startswith("Failed to load resource") else None)
-    expected = ("/favicon.ico", "/course/widgets/kv/?")  # the calculator answers bad input with a 400
+    expected = ("/favicon.ico",)  # bad calculator input is refused in the page, never sent for a 400
 
     def on_response(response):
         if response.status >= 400 and not any(part in response.url for part in expected):
@@ -77,6 +77,26 @@ def test_read_a_module_mark_sections_and_see_progress(signed_in, course_site):
     expect(page.get_by_test_id("continue-link")).to_have_attribute("href", "/course/alpha/batching/")
 
 
+def test_scrolling_to_the_end_of_a_section_records_it_once(signed_in, course_site, django_user_model):
+    from course.models import SectionRead
+
+    page = signed_in
+    page.set_viewport_size({"width": 390, "height": 400})  # short enough that every section scrolls
+    page.goto(f"{course_site}/course/alpha/first-steps/")
+    expect(page.get_by_role("button", name="Mark section read")).to_be_visible()
+    assert not SectionRead.objects.exists()                                     # opening the page is not reading it
+    with page.expect_response(lambda r: r.url.endswith("/read/") and r.request.method == "POST"):
+        page.mouse.wheel(0, 20000)                                              # reach the end of the section
+    expect(page.get_by_test_id("read-state")).to_have_text("✓ You have read this section.")
+    expect(page.get_by_test_id("module-progress")).to_have_text("1 of 3 sections read (33%)")
+    page.mouse.wheel(0, -20000)
+    page.mouse.wheel(0, 20000)
+    page.wait_for_timeout(300)
+    assert SectionRead.objects.filter(user__username="lin").count() == 1
+    page.goto(f"{course_site}/course/")
+    expect(page.get_by_test_id("progress-alpha")).to_have_text("1 of 3 sections read (33%)")  # shown per module
+
+
 def test_mark_read_works_without_javascript(browser, course_site, django_user_model):
     user = django_user_model.objects.create_user("nojs", "nojs@example.com", "correct-horse-battery")
     client = Client()
@@ -125,7 +145,15 @@ def test_kv_calculator_with_mouse_and_keyboard(page, course_site):
     expect(root.get_by_role("status")).to_contain_text("131,072 bytes (128 KiB) per token")
     root.get_by_label("Model preset").select_option("llama-3-70b")              # mouse
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "327680")
+    expect(root.get_by_role("alert")).to_contain_text("The weights (~141.2 GB) do not fit: 0.9 of 80 GiB leaves 77.3 GB")
+    expect(root.locator('[data-out="num_blocks"]')).to_have_count(0)            # no budget figures beside it
+    expect(root.locator(".bar")).to_have_count(0)
+    root.get_by_label("GPU memory (GiB)").fill("160")
+    expect(root.get_by_role("alert")).to_have_text("")
+    expect(root.locator('[data-out="note"]')).to_have_text(
+        "A batch of 32 is above the maximum: the cache holds 16 sequences of 2,048 tokens with paging.")
     _expect_kv_matches_python(root)
+    root.get_by_label("GPU memory (GiB)").fill("80")
     root.get_by_label("Model preset").select_option("gemma-7b")
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "458752")
     root.get_by_label("Model preset").select_option("llama-3-8b")
@@ -154,6 +182,13 @@ def test_kv_calculator_with_mouse_and_keyboard(page, course_site):
     page.keyboard.press("Control+A")
     page.keyboard.type("0.5")
     _expect_kv_matches_python(root)
+    batch = root.get_by_label("Batch (sequences)")
+    batch.fill("0")                                                             # below the minimum
+    expect(root.get_by_role("alert")).to_have_text("Batch (sequences): at least 1.")
+    expect(root.locator(".widget-ui table")).to_be_hidden()                     # a message, not an empty table
+    batch.fill("4")
+    expect(root.locator(".widget-ui table")).to_be_visible()
+    _expect_kv_matches_python(root)
 
 
 def test_ring_stepper_with_mouse_and_keyboard(page, course_site):
@@ -177,6 +212,15 @@ def test_ring_stepper_with_mouse_and_keyboard(page, course_site):
     expect(root.get_by_role("status")).to_contain_text("All-gather is complete")
     expect(root.locator("td.done")).to_have_count(64)
     expect(root.get_by_role("button", name="Next step →")).to_be_disabled()
+    expect(root.get_by_role("list", name="Legend")).to_contain_text("received this step")
+    size = root.get_by_label("Tensor size K (MiB)")
+    size.fill("0")                                                              # K = 0 is refused, not read as 1 MiB
+    expect(root.get_by_role("alert")).to_have_text("Tensor size K: at least 1.")
+    expect(bytes_line).to_be_hidden()
+    expect(root.locator("td.done")).to_have_count(0)
+    size.fill("512")
+    expect(root.get_by_role("alert")).to_have_text("")
+    expect(bytes_line).to_contain_text("of 2(N−1)/N · K = 896 MiB.")
 
 
 def _expect_batching_matches_python(root, lengths, slots):
@@ -210,6 +254,14 @@ def test_batching_timeline_with_mouse_and_keyboard(page, course_site):
     page.keyboard.press("ArrowDown")                                            # 2 slots: the hand-worked case
     expect(root.locator('[data-out="static-utilization"]')).to_contain_text("66.7%")
     expect(root.locator('[data-out="continuous-utilization"]')).to_contain_text("100%")
+    lengths_box.fill("4, 1, 0")                                                 # 0 is not a length
+    expect(root.get_by_role("alert")).to_have_text("Output lengths: give 1 to 20 whole numbers between 1 and 60.")
+    expect(root.locator(".timeline-grid")).to_have_count(0)                     # no old figures beside the error
+    expect(root.locator('[data-out="static-utilization"]')).to_have_count(0)
+    lengths_box.fill("4, 1")
+    slots.fill("1")
+    expect(root.get_by_role("status")).to_contain_text("2 requests on 1 slot.")
+    expect(root.locator("figcaption small").first).to_contain_text("of 1 slot busy")
 
 
 def test_roofline_with_mouse_and_keyboard(page, course_site):
@@ -220,12 +272,14 @@ def test_roofline_with_mouse_and_keyboard(page, course_site):
     def expected(gpu, batch, context=2048):
         return widget_math.roofline_point(gpu=widget_math.GPUS[gpu], params_b=model["params_b"],
                                           kv_bytes_per_token=model["kv_bytes_per_token"], batch=batch,
-                                          tokens_per_seq=1, context_len=context)
+                                          tokens_per_seq=1, context_len=context, hidden_size=model["hidden_size"])
 
     decode = root.locator('[data-out="decode-intensity"]')
     expect(decode).to_have_text(str(expected("a100", 8)["intensity"]))
     expect(root.locator('[data-out="decode-bound"]')).to_have_text("memory")
     expect(root.locator('[data-out="prefill-bound"]')).to_have_text("compute")
+    expect(root.locator('[data-out="prefill-intensity"]')).to_have_text("1024")        # as the section's table says
+    expect(root.locator("svg text.y-tick")).to_have_text(["0.1", "1", "10", "100"])    # the y axis shows values
     root.get_by_label("GPU").select_option("h100")                              # mouse
     expect(root.get_by_role("status")).to_contain_text("ridge at 295.2 FLOP per byte")
     batch = root.get_by_label("Batch (sequences)")
@@ -239,6 +293,13 @@ def test_roofline_with_mouse_and_keyboard(page, course_site):
     page.keyboard.type("0")
     assert expected("h100", 512, 0)["bound"] == "compute"
     expect(root.locator('[data-out="decode-bound"]')).to_have_text("compute")
+    expect(root.locator("svg circle")).to_have_count(2)
+    batch.fill("5000")                                                          # above the maximum of 4096
+    expect(root.get_by_role("alert")).to_have_text("Batch: at most 4,096.")
+    expect(root.locator("svg")).to_have_count(0)                                # no stale figures beside it
+    expect(decode).to_have_count(0)
+    batch.fill("8")
+    expect(root.get_by_role("alert")).to_have_text("")
     expect(root.locator("svg circle")).to_have_count(2)
 
 

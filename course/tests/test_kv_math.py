@@ -94,3 +94,17 @@ def test_endpoint_rejects_bad_input_naming_the_field(client):
     errors = response.json()["errors"]
     assert errors["num_key_value_heads"] == "KV heads must divide the attention heads."
     assert "batch" in errors
+
+
+@pytest.mark.parametrize("change, fatal, words", [
+    ({}, False, None),
+    ({"weight_gb": 141.2}, True, "The weights (~141.2 GB) do not fit: 1 of 24 GiB leaves 25.8 GB"),
+    ({"weight_gb": 20, "activation_gib": 6}, True, "Nothing is left for the KV cache"),
+    ({"weight_gb": 25.7}, True, "fewer than the 128 one 2,048-token sequence needs"),
+    ({"batch": 40}, False, "A batch of 40 is above the maximum: the cache holds 32 sequences of 2,048 tokens"),
+    ({"batch": 10}, False, "only 8 of the 10 sequences fit; paging fits them all"),
+])
+def test_endpoint_explains_impossible_inputs_in_words(client, change, fatal, words):
+    problems = client.get("/course/widgets/kv/", {**LLAMA_QUERY, **change}).json()["problems"]
+    assert problems["fatal"] is fatal
+    assert (words in " ".join(problems["messages"])) if words else problems["messages"] == []

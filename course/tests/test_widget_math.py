@@ -42,15 +42,17 @@ def test_roofline_decode_is_memory_bound_and_prefill_compute_bound():
     gpu = widget_math.GPUS["a100"]
     model = widget_math.MODELS["llama-3-8b"]
     lone = widget_math.roofline_point(gpu=gpu, params_b=model["params_b"], kv_bytes_per_token=131072,
-                                      batch=1, tokens_per_seq=1, context_len=0)
-    assert lone["intensity"] == 1.0 and lone["ridge"] == 153.0 and lone["bound"] == "memory"  # 2P FLOPs / 2P bytes
+                                      batch=1, tokens_per_seq=1, context_len=0, hidden_size=4096)
+    assert lone["intensity"] == 1.0 and lone["ridge"] == 153.0 and lone["bound"] == "memory"  # T·d/(d+2T), T=1
     decode = widget_math.roofline_point(gpu=gpu, params_b=8.03, kv_bytes_per_token=131072, batch=8,
-                                        tokens_per_seq=1, context_len=2048)
-    expected = 2 * 8.03e9 * 8 / (8.03e9 * 2 + 8 * 2048 * 131072)
-    assert decode["intensity"] == round(expected, 2) == 7.06
+                                        tokens_per_seq=1, context_len=2048, hidden_size=4096)
+    expected = 2 * 8.03e9 * 8 / (8.03e9 * 2 + 4 * 8 * 8.03e9 / 4096 + 8 * 2048 * 131072)
+    assert decode["intensity"] == round(expected, 2) == 7.03
     prefill = widget_math.roofline_point(gpu=gpu, params_b=8.03, kv_bytes_per_token=131072, batch=1,
-                                         tokens_per_seq=2048, context_len=0)
-    assert prefill["intensity"] == 2048.0 and prefill["bound"] == "compute" and prefill["attained_tflops"] == 312.0
+                                         tokens_per_seq=2048, context_len=0, hidden_size=4096)
+    assert prefill["bound"] == "compute" and prefill["attained_tflops"] == 312.0
+    # the roofline section's table: T = 2048 with d = 4096 gives T·d / (d + 2T) = 1024 FLOP per byte
+    assert prefill["intensity"] == 2048 * 4096 / (4096 + 2 * 2048) == 1024.0
 
 
 def test_rounding_matches_javascript_math_round_on_ties():

@@ -1,6 +1,7 @@
 """Template helpers: module mastery read once per request, whatever number of modules a page shows."""
 from django import template
 
+from ..review import interval_words
 from ..selectors import mastery_by_module
 
 register = template.Library()
@@ -22,3 +23,11 @@ def module_mastery(context, module_slug: str):
 @register.filter
 def percent(value) -> str:
     return f"{round((value or 0) * 100)}%"
+
+
+@register.filter
+def due_in(when, now) -> str:
+    """"in 10 min" / "now" for a due time, measured from `now` (so a page says one consistent time)."""
+    if when is None:
+        return ""
+    return "now" if when <= now else f"in {interval_words(when - now)}"

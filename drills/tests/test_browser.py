@@ -46,8 +46,13 @@ def test_drag_to_match_by_dragging_click_to_move_and_keyboard(page, live_server,
     expect(page.locator(".match-selects")).to_be_hidden()
     chip.filter(has_text="Page table").drag_to(target.filter(has_text="The block table"))   # mouse drag
     expect(live).to_have_text("Page table placed on The block table.")
+    chip.filter(has_text="Byte in a page").focus()
+    focused_only = chip.filter(has_text="Byte in a page").evaluate("e => getComputedStyle(e).backgroundColor")
     chip.filter(has_text="Process").click()                                               # click to move
     expect(live).to_contain_text("Selected Process")
+    selected = chip.filter(has_text="Process")
+    expect(selected).to_be_focused()
+    assert selected.evaluate("e => getComputedStyle(e).backgroundColor") != focused_only  # selected is not just focus
     target.filter(has_text="A sequence").locator(".target-label").click()
     expect(live).to_have_text("Process placed on A sequence.")
     chip.filter(has_text="Byte in a page").focus()                                        # keyboard
@@ -57,6 +62,9 @@ def test_drag_to_match_by_dragging_click_to_move_and_keyboard(page, live_server,
     expect(live).to_have_text("Byte in a page placed on A token slot.")
     page.get_by_role("button", name="Check matches").click()
     expect(live).to_have_text("Place every item before checking: 1 left.")
+    expect(live).to_be_visible()                                                          # on screen, not only read out
+    expect(live).to_have_class("match-status warning")
+    expect(chip.filter(has_text="Page").first).to_have_class("match-chip button unplaced")
     _touch_drag(page, chip.filter(has_text="Page").first, target.filter(has_text="A KV block"))  # touch drag
     expect(live).to_have_text("Page placed on A KV block.")
     page.get_by_role("button", name="Check matches").click()
@@ -78,6 +86,7 @@ def _touch_drag(page, source, destination):
 def test_conceptual_round_explains_every_choice(page, live_server, signed_in):
     page.goto(live_server.url + drill_url(signed_in["quiz"]))
     expect(page.get_by_text("QUIZ-RIGHT-EXPLANATION-SECRET")).to_have_count(0)
+    expect(page.get_by_text(signed_in["quiz"].title)).to_have_count(1)                   # the question, once
     page.get_by_label("Attention FLOPs").check()
     page.get_by_role("button", name="Check answer").click()
     expect(page.get_by_role("status")).to_contain_text("Not quite.")
@@ -113,8 +122,23 @@ def test_review_queue_serves_an_item_answered_wrongly(page, live_server, signed_
     expect(page.get_by_role("status")).to_contain_text("Not quite.")
     page.goto(live_server.url + "/drills/review/")
     expect(page.get_by_label("1 due for review")).to_be_visible()
-    page.get_by_role("link", name="Start with: What does PagedAttention improve?").click()
+    expect(page.get_by_test_id("reviewed-today")).to_have_text("1")
+    page.get_by_role("link", name="Start the review: What does PagedAttention improve?").click()
     expect(page.get_by_role("button", name="Check answer")).to_be_visible()
+    page.get_by_label("Weight size").check()
+    page.get_by_role("button", name="Check answer").click()
+    expect(page.get_by_test_id("review-next")).to_contain_text("Due now: 0")   # the one due item, just answered
+    expect(page.get_by_test_id("this-due")).to_have_text("now")
+
+
+def test_card_rating_buttons_say_when_the_card_comes_back(page, live_server, signed_in):
+    page.goto(live_server.url + drill_url(signed_in["card"]))
+    page.get_by_label("Your answer").fill("Blocks.")
+    page.get_by_role("button", name="Save and reveal the model answer").click()
+    expect(page.get_by_role("button", name="Again")).to_contain_text("back in 1 min")
+    expect(page.get_by_role("button", name="Good")).to_contain_text("back in 10 min")
+    page.get_by_role("button", name="Good").click()
+    expect(page.get_by_test_id("next-due")).to_have_text("in 10 min")
 
 
 def test_short_mock_interview_to_its_report(page, live_server, signed_in):
@@ -135,3 +159,6 @@ def test_short_mock_interview_to_its_report(page, live_server, signed_in):
     expect(page.get_by_role("heading", name="Mock interview report")).to_be_visible()
     expect(page.get_by_text("answered 3 of 3")).to_be_visible()
     expect(page.get_by_role("heading", name="Weakest topics")).to_be_visible()
+    retry = page.get_by_test_id("missed").get_by_role("link", name="Retry: What is PagedAttention?")  # rated Hard
+    retry.click()                                                        # a miss links back to its drill
+    expect(page.get_by_label("Your answer")).to_be_visible()

@@ -54,6 +54,13 @@ def test_mock_interview_runs_to_a_report(learner_client, learner, drills):
     for topic in weak:
         assert topic in report
     assert "/course/" in report  # links back to the sections that teach the weak topics
+    missed = report.split('data-testid="missed"')[1].split("</ol>")[0]
+    scores = dict(Attempt.objects.filter(mock=mock).values_list("drill_id", "score"))
+    for i, drill in enumerate(answered):  # each item short of full marks listed with a link to retry it; no others
+        link = f'href="{reverse("drills:drill", args=[drill.module_slug, drill.kind, drill.slug])}"'
+        assert (link in missed) == (scores[drill.pk] < 1), (i, drill.slug)
+        if i % 2 == 1:
+            assert link in missed
 
 
 def test_answers_must_follow_the_order_and_the_clock(learner_client, learner, drills):
@@ -88,3 +95,12 @@ def test_mock_interviews_are_private(learner_client, learner, django_user_model,
         assert client.get(reverse(name, args=[mock.pk])).status_code == 404
     anonymous = learner_client.__class__()
     assert anonymous.get(reverse("drills:mock")).status_code == 302  # to the log-in page
+
+
+def test_no_module_ticked_shows_the_form_again_with_the_error(learner_client, drills):
+    response = learner_client.post(reverse("drills:mock"), {"minutes": "20"})
+    html = response.content.decode()
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/html")
+    assert "Tick one or more of the listed modules." in html and 'role="alert"' in html
+    assert 'value="20" required checked' in html  # the length chosen is kept
+    assert "Start the interview" in html and 'class="site-header"' in html

@@ -148,7 +148,8 @@ def test_review_page_serves_due_items_across_modules(learner_client, learner, dr
     spot = drills["spot"]
     learner_client.post(drill_url(spot, "answer"), {"round": fresh_round(learner_client, spot), "line": "1"})
     html = learner_client.get(reverse("drills:review")).content.decode()
-    assert "1 due now" in html and "Start with: The server will not start" in html
+    assert 'Due now: <strong data-testid="due-now">1</strong>' in html
+    assert "Start the review: The server will not start" in html
     assert 'aria-label="1 due for review"' in html  # the nav badge
     assert "Log in" in __import__("django.test").test.Client().get(reverse("drills:review")).content.decode()
 
@@ -165,10 +166,10 @@ def test_review_page_in_few_queries(learner_client, learner, drills, settings, d
 
     for name in ("spot", "quiz", "quiz_multi"):
         attempt_submit(learner=learner, drill=drills[name], answer={"line": 1} if name == "spot" else {"choices": []})
-    # session, user, role, due drills, due count for the nav
-    with django_assert_num_queries(5):
+    # session, user, role, due drills, the day's figures, due count for the nav
+    with django_assert_num_queries(6):
         html = learner_client.get(reverse("drills:review")).content.decode()
-    assert "3 due now" in html
+    assert 'Due now: <strong data-testid="due-now">3</strong>' in html
 
 
 def test_module_mastery_partial_reads_mastery_once_per_request(rf, learner, drills, django_assert_num_queries):

@@ -1,6 +1,9 @@
-"""Decode attention timings: torch paged vs dense contiguous vs Triton: `python -m gpu_worker.bench attention`.
+"""Decode attention: `python -m gpu_worker.bench attention --out FILE [--small]`.
 
-Dense is the no-paging baseline: every sequence's keys in one contiguous padded tensor. Median ms per call.
+Decode attention reads each cached K/V byte once per step, so the figure that matters is achieved bandwidth:
+unique KV bytes over time, as a share of the device's HBM peak. Beside it, in the same run: torch SDPA on the same
+keys laid out contiguously (no paging: the bar a paged kernel has to meet), the torch paged kernel, and a dense
+einsum baseline. CUDA times are CUDA-event medians (`triton.testing.do_bench`); CPU times are wall-clock medians.
 """
 import argparse
 import json
@@ -9,8 +12,26 @@ import time
 from pathlib import Path
 
 import torch
+import torch.nn.functional as F
 
 from gpu_worker.engine.attention import paged_attention_decode
+
+# HBM peak in GB/s by device name (vendor data sheets); anything else is estimated from the memory clock.
+HBM_PEAK_GBPS = {"H200": 4800, "H100 SXM": 3350, "H100 80GB HBM3": 3350, "H100 PCIe": 2000, "H100 NVL": 3900,
+                 "A100-SXM4-80GB": 2039, "A100 80GB PCIe": 1935, "A100-SXM4-40GB": 1555, "A100-PCIE-40GB": 1555,
+                 "L40S": 864, "L4": 300, "A10": 600, "RTX 4090": 1008, "GH200": 4000, "B200": 8000}
+
+
+def hbm_peak_gbps(device: torch.device) -> float | None:
+    if device.type != "cuda":
+        return None
+    name = torch.cuda.get_device_name(device)
+    for key, peak in sorted(HBM_PEAK_GBPS.items(), key=lambda item: -len(item[0])):
+        if key in name:
+            return float(peak)
+    props = torch.cuda.get_device_properties(device)
+    clock_khz, bus_bits = getattr(props, "memory_clock_rate", 0), getattr(props, "memory_bus_width", 0)
+    return 2 * clock_khz * 1e3 * bus_bits / 8 / 1e9 if clock_khz and bus_bits else None
 
 
 def dense_decode(query, keys, values, context_lens, scale):
@@ -25,31 +46,40 @@ def dense_decode(query, keys, values, context_lens, scale):
     return out.reshape(num_seqs, num_heads, head_dim).to(query.dtype)
 
 
-def make_inputs(num_seqs, num_heads, num_kv_heads, head_dim, block_size, max_len, dtype, device, seed=0):
+def sdpa_decode(query, keys_t, values_t, mask, scale):
+    """torch SDPA on contiguous KV: query [N, H, D]; keys_t, values_t [N, KVH, S, D]; mask [N, 1, 1, S] or None."""
+    out = F.scaled_dot_product_attention(query[:, :, None, :], keys_t, values_t, attn_mask=mask, scale=scale,
+                                         enable_gqa=True)  # [N, H, 1, D]
+    return out[:, :, 0, :]
+
+
+def make_inputs(num_seqs, num_heads, num_kv_heads, head_dim, block_size, max_len, dtype, device, seed=0,
+                uniform=False):
     generator = torch.Generator().manual_seed(seed)
-    lens = torch.randint(max_len // 4, max_len + 1, (num_seqs,), generator=generator)  # [N]
+    lens = torch.full((num_seqs,), max_len) if uniform else \
+        torch.randint(max_len // 4, max_len + 1, (num_seqs,), generator=generator)  # [N]
     blocks_per_seq = max_len // block_size
     num_blocks = num_seqs * blocks_per_seq
     order = torch.randperm(num_blocks, generator=generator).view(num_seqs, blocks_per_seq)  # scattered blocks
     query = torch.randn(num_seqs, num_heads, head_dim, generator=generator).to(device, dtype)
     key_cache = torch.randn(num_blocks, block_size, num_kv_heads, head_dim, generator=generator).to(device, dtype)
     value_cache = torch.randn(num_blocks, block_size, num_kv_heads, head_dim, generator=generator).to(device, dtype)
-    keys = key_cache[order].reshape(num_seqs, max_len, num_kv_heads, head_dim)  # contiguous copy for dense
-    values = value_cache[order].reshape(num_seqs, max_len, num_kv_heads, head_dim)
+    keys = key_cache[order.to(device)].reshape(num_seqs, max_len, num_kv_heads, head_dim)  # contiguous copy
+    values = value_cache[order.to(device)].reshape(num_seqs, max_len, num_kv_heads, head_dim)
     tables = order.to(device=device, dtype=torch.int32)
     return query, key_cache, value_cache, tables, lens.to(device=device, dtype=torch.int32), keys, values
 
 
-def median_ms(fn, repeats: int) -> float:
+def median_ms(fn, repeats: int, device: torch.device) -> float:
+    if device.type == "cuda":
+        import triton.testing
+
+        return float(triton.testing.do_bench(fn, warmup=5 * repeats, rep=20 * repeats, return_mode="median"))
     fn()
     times = []
     for _ in range(repeats):
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
         started = time.perf_counter()
         fn()
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times)
 
@@ -62,10 +92,22 @@ def main(argv: list[str]) -> int:
         torch.set_num_threads(threads)  # the CPU runs pin one thread; leave the caller's setting as it was
 
 
+def _cases(device: torch.device, small: bool) -> list[tuple]:
+    """(seqs, heads, kv_heads, head_dim, block_size, max_len, uniform lengths)."""
+    if device.type == "cpu":
+        return [(8, 8, 8, 32, 16, 256, False), (32, 8, 2, 32, 16, 512, False), (16, 16, 2, 64, 16, 1024, True)]
+    headline = (64, 32, 8, 128, 16, 4096, True)  # Llama-3-8B shapes, batch 64 x 4k context
+    if small:
+        return [(8, 32, 8, 128, 16, 1024, False), headline]
+    return [(8, 32, 8, 128, 16, 1024, False), (1, 32, 8, 128, 16, 32768, True), (16, 32, 8, 128, 16, 8192, False),
+            headline, (128, 32, 8, 128, 16, 2048, True)]
+
+
 def _run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m gpu_worker.bench attention")
     parser.add_argument("--out", required=True)
     parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--small", action="store_true", help="two cases only (the GPU check)")
     args = parser.parse_args(argv)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     dtype = torch.float16 if device.type == "cuda" else torch.float32
@@ -74,36 +116,45 @@ def _run(argv: list[str]) -> int:
         from gpu_worker.engine.triton_attention import paged_attention_decode_triton as triton_decode
     else:
         torch.set_num_threads(1)
-    scale_cases = [(8, 8, 8, 64, 16, 512), (32, 8, 2, 64, 16, 1024), (32, 32, 4, 64, 16, 2048)]
-    if device.type == "cpu":
-        scale_cases = [(8, 8, 8, 32, 16, 256), (32, 8, 2, 32, 16, 512), (16, 16, 2, 64, 16, 1024)]
+    peak = hbm_peak_gbps(device)
     rows = []
-    print(f"device {device}, {dtype}, median of {args.repeats}" + ("" if triton_decode else " (Triton: CUDA only)"))
-    print(f"{'seqs':>4} {'heads':>5} {'kv':>3} {'max_len':>7} {'dense ms':>9} {'paged ms':>9} {'paged/dense':>11} "
-          f"{'triton ms':>9} {'triton/paged':>12}")
-    for num_seqs, heads, kv_heads, head_dim, block_size, max_len in scale_cases:
+    print(f"device {device} ({torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'}), {dtype}, "
+          f"HBM peak {f'{peak:.0f} GB/s' if peak else 'n/a'}" + ("" if triton_decode else "; Triton: CUDA only"))
+    print(f"{'seqs':>4} {'kv':>3} {'ctx':>6} {'kernel':>8} {'ms':>8} {'GB/s':>8} {'of peak':>7} {'x sdpa':>7}")
+    for num_seqs, heads, kv_heads, head_dim, block_size, max_len, uniform in _cases(device, args.small):
         query, key_cache, value_cache, tables, lens, keys, values = make_inputs(
-            num_seqs, heads, kv_heads, head_dim, block_size, max_len, dtype, device)
+            num_seqs, heads, kv_heads, head_dim, block_size, max_len, dtype, device, uniform=uniform)
         scale = head_dim ** -0.5
-        paged = paged_attention_decode(query, key_cache, value_cache, tables, lens, scale)
-        dense = dense_decode(query, keys, values, lens, scale)
-        row = {"num_seqs": num_seqs, "num_heads": heads, "num_kv_heads": kv_heads, "head_dim": head_dim,
-               "block_size": block_size, "max_len": max_len,
-               "max_abs_diff_paged_dense": float((paged.float() - dense.float()).abs().max()),
-               "dense_ms": median_ms(lambda: dense_decode(query, keys, values, lens, scale), args.repeats),
-               "paged_ms": median_ms(lambda: paged_attention_decode(query, key_cache, value_cache, tables, lens, scale),
-                                     args.repeats)}
-        row["paged_over_dense"] = row["paged_ms"] / row["dense_ms"]
+        keys_t, values_t = keys.transpose(1, 2).contiguous(), values.transpose(1, 2).contiguous()  # [N, KVH, S, D]
+        mask = None if uniform else (torch.arange(max_len, device=device)[None, :] < lens[:, None])[:, None, None, :]
+        kernels = {"sdpa": lambda: sdpa_decode(query, keys_t, values_t, mask, scale),
+                   "paged": lambda: paged_attention_decode(query, key_cache, value_cache, tables, lens, scale),
+                   "dense": lambda: dense_decode(query, keys, values, lens, scale)}
         if triton_decode is not None:
-            out = triton_decode(query, key_cache, value_cache, tables, lens, scale)
-            row["max_abs_diff_triton_paged"] = float((out.float() - paged.float()).abs().max())
-            row["triton_ms"] = median_ms(lambda: triton_decode(query, key_cache, value_cache, tables, lens, scale),
-                                         args.repeats)
-            row["triton_over_paged"] = row["triton_ms"] / row["paged_ms"]
+            kernels["triton"] = lambda: triton_decode(query, key_cache, value_cache, tables, lens, scale)
+        kv_bytes = int(lens.sum()) * kv_heads * head_dim * 2 * query.element_size()  # unique K and V bytes read
+        reference = kernels["paged"]().float()
+        row = {"num_seqs": num_seqs, "num_heads": heads, "num_kv_heads": kv_heads, "head_dim": head_dim,
+               "block_size": block_size, "max_len": max_len, "uniform_lengths": uniform, "kv_bytes": kv_bytes,
+               "hbm_peak_gbps": peak,
+               "max_abs_diff_paged_dense": float((reference - kernels["dense"]().float()).abs().max()),
+               "max_abs_diff_sdpa_paged": float((kernels["sdpa"]().float() - reference).abs().max())}
+        if triton_decode is not None:
+            row["max_abs_diff_triton_paged"] = float((kernels["triton"]().float() - reference).abs().max())
+        for name, fn in kernels.items():
+            ms = median_ms(fn, args.repeats, device)
+            row[f"{name}_ms"] = ms
+            row[f"{name}_gbps"] = kv_bytes / (ms / 1000) / 1e9
+            row[f"{name}_share_of_peak"] = row[f"{name}_gbps"] / peak if peak else None
+        row["paged_over_dense"] = row["paged_ms"] / row["dense_ms"]
+        for name in kernels:
+            row[f"sdpa_over_{name}"] = row["sdpa_ms"] / row[f"{name}_ms"]  # > 1: faster than SDPA
         rows.append(row)
-        triton_text = f"{row['triton_ms']:9.3f} {row['triton_over_paged']:12.2f}" if "triton_ms" in row else f"{'-':>9} {'-':>12}"
-        print(f"{num_seqs:4d} {heads:5d} {kv_heads:3d} {max_len:7d} {row['dense_ms']:9.3f} {row['paged_ms']:9.3f} "
-              f"{row['paged_over_dense']:11.2f} {triton_text}")
+        for name in kernels:
+            share = row[f"{name}_share_of_peak"]
+            print(f"{num_seqs:4d} {kv_heads:3d} {max_len:6d} {name:>8} {row[f'{name}_ms']:8.3f} "
+                  f"{row[f'{name}_gbps']:8.1f} {f'{share:.0%}' if share else '-':>7} {row[f'sdpa_over_{name}']:7.2f}")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"benchmark": "attention", "device": str(device), "dtype": str(dtype),
-                                          "cases": rows}, indent=1))
+                                          "hbm_peak_gbps": peak, "cases": rows}, indent=1))
     return 0

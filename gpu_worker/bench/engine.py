@@ -2,6 +2,8 @@
 
 Prints and writes KV share holding tokens, peak concurrent sequences, throughput and its ratio to static
 batching; memory saved by parallel-sampling sharing (n = 2, 4, 6); prefix-cache hit rate and prefill time saved.
+Static and paged run the same attention kernel. A third baseline is what a user would otherwise write:
+transformers' `generate` on the same weights and requests, left-padded batches, greedy.
 """
 import argparse
 import json
@@ -79,6 +81,41 @@ def run_static(model, workload, args) -> tuple[dict, list]:
     return summarize("static (contiguous)", engine.step_metrics, sum(map(len, outputs)), seconds, args.block_size), engine.step_metrics
 
 
+def run_transformers(model, workload, args) -> dict | None:
+    """transformers' generate on the same weights, dtype, device and requests, in arrival-order batches of
+    max_num_seqs, left-padded, each batch running to its longest request (what static batching does too)."""
+    try:
+        import transformers
+    except ImportError:
+        return None
+    import tempfile
+
+    from gpu_worker.engine import save_model
+
+    with tempfile.TemporaryDirectory() as directory:
+        save_model(model, directory)
+        hf = transformers.LlamaForCausalLM.from_pretrained(directory, dtype=model.dtype).to(model.device).eval()
+    pad = 0
+    batches = [workload[i:i + args.max_num_seqs] for i in range(0, len(workload), args.max_num_seqs)]
+
+    def generate(batch):
+        width = max(len(p) for p, _ in batch)
+        ids = torch.tensor([[pad] * (width - len(p)) + p for p, _ in batch], device=model.device)
+        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p, _ in batch], device=model.device)
+        longest = max(n for _, n in batch)
+        with torch.inference_mode():
+            hf.generate(input_ids=ids, attention_mask=mask, max_new_tokens=longest, min_new_tokens=longest,
+                        do_sample=False, pad_token_id=pad, eos_token_id=None)
+        return longest * len(batch)
+
+    generate([([1] * 8, 2)])  # warm-up
+    with Clock(model.device) as clock:
+        computed = sum(generate(batch) for batch in batches)
+    outputs = sum(n for _, n in workload)  # tokens a request asked for; the rest of its row is padding work
+    return {"system": f"transformers generate (batches of {args.max_num_seqs}, padded)", "output_tokens": outputs,
+            "computed_tokens": computed, "seconds": clock.seconds, "throughput_tok_s": outputs / clock.seconds}
+
+
 def parallel_sampling(model, args) -> list[dict]:
     """KV memory saved when n samples share their prompt's blocks (copy-on-write)."""
     rng, rows = random.Random(args.seed + 1), []
@@ -148,6 +185,7 @@ def parse(argv):
     parser.add_argument("--system-prompt-len", type=int, default=256)
     parser.add_argument("--shared-requests", type=int, default=16)
     parser.add_argument("--sample-tokens", type=int, default=48)
+    parser.add_argument("--skip-transformers", action="store_true", help="leave out the transformers baseline")
     return parser.parse_args(argv)
 
 
@@ -170,8 +208,11 @@ def _run(argv: list[str]) -> int:
     paged, paged_trace = run_paged(model, workload, args, prefix=False)
     prefix, prefix_trace = run_paged(model, workload, args, prefix=True)
     systems = [static, paged, prefix]
-    for row in systems:
+    hf = run_transformers(model, workload, args) if not args.skip_transformers else None
+    for row in systems + ([hf] if hf else []):
         row["throughput_ratio_to_static"] = row["throughput_tok_s"] / static["throughput_tok_s"]
+        if hf:
+            row["throughput_ratio_to_transformers"] = row["throughput_tok_s"] / hf["throughput_tok_s"]
     sharing = parallel_sampling(model, args)
     shared = shared_system_prompt(model, args)
     timing = "wall time" if model.device.type == "cuda" else "CPU time of one thread"
@@ -182,6 +223,13 @@ def _run(argv: list[str]) -> int:
     lines += [f"{r['system']:24} {r['kv_share_holding_tokens']:17.1%} {r['peak_concurrent_seqs']:9d} "
               f"{r['throughput_tok_s']:9.1f} {r['throughput_ratio_to_static']:8.2f} {r['output_tokens_per_step']:8.2f} "
               f"{r['output_tokens_per_step'] / static['output_tokens_per_step']:8.2f}" for r in systems]
+    if hf:
+        lines.append(f"{'transformers generate':24} {'-':>17} {'-':>9} {hf['throughput_tok_s']:9.1f} "
+                     f"{hf['throughput_ratio_to_static']:8.2f}   (batches of {args.max_num_seqs}, left-padded)")
+        lines += [f"{r['system']:24} x transformers generate: {r['throughput_ratio_to_transformers']:.2f}"
+                  for r in systems]
+    else:
+        lines.append("transformers generate: not run (not installed, or --skip-transformers)")
     lines += [f"parallel sampling n={r['n']}: KV saved by sharing {r['kv_saved']:.1%} (at peak {r['kv_saved_at_peak']:.1%})"
               for r in sharing]
     lines.append(f"shared {args.system_prompt_len}-token system prompt: hit rate {shared['hit_rate']:.1%}, "
@@ -189,7 +237,7 @@ def _run(argv: list[str]) -> int:
     print("\n".join(lines))
     plots = figures({"static": static_trace, "paged": paged_trace, "paged + prefix": prefix_trace}, args.kv_tokens, args.block_size)
     result = {"benchmark": "engine", "device": str(model.device), "config": vars(args), "systems": systems,
-              "parallel_sampling": sharing, "shared_system_prompt": shared, "plots": plots}
+              "transformers_generate": hf, "parallel_sampling": sharing, "shared_system_prompt": shared, "plots": plots}
     Path(args.out).write_text(json.dumps(result, indent=1))
     write_html(args.html or str(Path(args.out).with_suffix(".html")), "Paged vs static batching", plots, lines,
                args.plotly_js)

@@ -44,8 +44,6 @@ def pairwise_all_to_all(output: torch.Tensor, input: torch.Tensor, comm,
     for step in range(1, n):
         dst, src = (rank + step) % n, (rank - step) % n
         outgoing, incoming = block(source, send_rows, dst), block(target, recv_rows, src)
-        handle = comm.isend(outgoing, dst) if outgoing.numel() else None
-        if incoming.numel():
-            comm.recv(incoming, src)
-        if handle is not None:
-            handle.wait()
+        # one group per step: on NCCL a lone blocking receive would hold the stream the send needs
+        comm.exchange(sends=[(outgoing, dst)] if outgoing.numel() else [],
+                      recvs=[(incoming, src)] if incoming.numel() else [])

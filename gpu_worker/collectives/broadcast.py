@@ -34,32 +34,17 @@ def broadcast(tensor: torch.Tensor, root: int, comm, algorithm: str = "auto",
         return
     virtual = (comm.rank - root) % n  # position relative to the root
     if kind == "binomial":
-        mask = 1
-        while mask < n:  # the parent is this rank with its lowest set bit cleared
-            if virtual & mask:
-                comm.recv(flat, (virtual - mask + root) % n)
-                break
-            mask <<= 1
-        mask >>= 1
-        sends = []
-        while mask > 0:  # children: this rank plus each lower power of two
-            if virtual + mask < n:
-                sends.append(comm.isend(flat, (virtual + mask + root) % n))
-            mask >>= 1
-        for handle in sends:
-            handle.wait()
+        # Round with distance m (largest first): ranks at multiples of 2m pass the tensor m on.
+        for mask in reversed(_powers_below(n)):
+            if virtual % (2 * mask) == 0 and virtual + mask < n:
+                comm.exchange(sends=[(flat, (virtual + mask + root) % n)])
+            elif virtual % (2 * mask) == mask:
+                comm.exchange(recvs=[(flat, (virtual - mask + root) % n)])
         return
+    # Chain root -> root+1 -> ...: position p receives piece j at step j + p - 1, forwards it at j + p.
     previous, following = (comm.rank - 1) % n, (comm.rank + 1) % n
     pieces = _pieces(flat.numel(), flat.element_size(), piece_bytes)
-    received = [comm.irecv(flat[lo:hi], previous) for lo, hi in pieces] if virtual > 0 else []
-    sends = []
-    for index, (lo, hi) in enumerate(pieces):
-        if received:
-            received[index].wait()
-        if virtual < n - 1:
-            sends.append(comm.isend(flat[lo:hi], following))
-    for handle in sends:
-        handle.wait()
+    _chain(flat, None, pieces, virtual, n, previous, following, comm)
 
 
 def reduce(tensor: torch.Tensor, root: int, comm, algorithm: str = "auto",
@@ -74,28 +59,42 @@ def reduce(tensor: torch.Tensor, root: int, comm, algorithm: str = "auto",
     if kind == "binomial":
         virtual = (comm.rank - root) % n
         incoming = torch.empty_like(flat)  # [K]
-        mask = 1
-        while mask < n:
-            if virtual & mask:  # send the subtree's sum to the parent and stop
-                comm.send(flat, (virtual - mask + root) % n)
-                break
+        # Round with distance m (smallest first): ranks at odd multiples of m hand their sum down.
+        for mask in _powers_below(n):
+            if virtual % (2 * mask) == mask:
+                comm.exchange(sends=[(flat, (virtual - mask + root) % n)])
+                return
             if virtual + mask < n:
-                comm.recv(incoming, (virtual + mask + root) % n)
+                comm.exchange(recvs=[(incoming, (virtual + mask + root) % n)])
                 flat.add_(incoming)
-            mask <<= 1
         return
     # Chain root+1 -> root+2 -> ... -> root; position 0 is the head, n-1 the root.
     position = (comm.rank - root - 1) % n
     previous, following = (comm.rank - 1) % n, (comm.rank + 1) % n
     pieces = _pieces(flat.numel(), flat.element_size(), piece_bytes)
     incoming = torch.empty_like(flat) if position > 0 else None  # [K]
-    received = [comm.irecv(incoming[lo:hi], previous) for lo, hi in pieces] if position > 0 else []
-    sends = []
-    for index, (lo, hi) in enumerate(pieces):
-        if received:
-            received[index].wait()
-            flat[lo:hi].add_(incoming[lo:hi])
-        if position < n - 1:
-            sends.append(comm.isend(flat[lo:hi], following))
-    for handle in sends:
-        handle.wait()
+    _chain(flat, incoming, pieces, position, n, previous, following, comm)
+
+
+def _powers_below(n: int) -> list[int]:
+    return [1 << k for k in range((n - 1).bit_length())]
+
+
+def _chain(flat, incoming, pieces, position, n, previous, following, comm) -> None:
+    """Pipelined chain in lock step (one `comm.exchange` group per step, as NCCL needs): position
+    p receives piece j at step j + p - 1 (into place, or into `incoming` and added when reducing)
+    and sends piece j on at step j + p."""
+    for step in range(len(pieces) + n - 1):
+        sends, recvs, added = [], [], None
+        index = step - position + 1
+        if position > 0 and 0 <= index < len(pieces):
+            lo, hi = pieces[index]
+            recvs.append(((incoming if incoming is not None else flat)[lo:hi], previous))
+            added = (lo, hi) if incoming is not None else None
+        index = step - position
+        if position < n - 1 and 0 <= index < len(pieces):
+            lo, hi = pieces[index]
+            sends.append((flat[lo:hi], following))
+        comm.exchange(sends=sends, recvs=recvs)
+        if added is not None:
+            flat[added[0]:added[1]].add_(incoming[added[0]:added[1]])

@@ -13,6 +13,7 @@ import torch.distributed.distributed_c10d as c10d
 # Captured at import so that forbidding collectives never disturbs our own calls.
 _send, _recv, _isend, _irecv = c10d.send, c10d.recv, c10d.isend, c10d.irecv
 _barrier = c10d.barrier
+_batch_isend_irecv, _P2POp = c10d.batch_isend_irecv, c10d.P2POp
 _CONTROL_TAG = 0x7FF0  # timing handshakes; learner code keeps to small tags
 
 # Module-level collectives (torch.distributed and distributed_c10d) and the methods of
@@ -69,6 +70,26 @@ class Comm:
     def irecv(self, tensor: torch.Tensor, src: int, tag: int = 0):
         self._count_recv(tensor, src)
         return _irecv(tensor, src, tag=tag)
+
+    def exchange(self, sends=(), recvs=(), tag: int = 0) -> None:
+        """One step of a collective: every (tensor, peer) send and receive posted as one
+        `batch_isend_irecv` group, then waited for.
+
+        On NCCL a lone irecv occupies the stream until its send arrives, so two ranks that
+        each post a receive before their send wait for each other forever; inside one group
+        the sends and receives progress together. Between one pair of ranks, messages
+        match in the order they are posted (NCCL ignores tags), so both sides must list
+        them in the same order."""
+        ops = []
+        for tensor, peer, *own_tag in recvs:  # (tensor, peer) or (tensor, peer, tag)
+            self._count_recv(tensor, peer)
+            ops.append(_P2POp(_irecv, tensor, peer, tag=own_tag[0] if own_tag else tag))
+        for tensor, peer, *own_tag in sends:
+            self._count_send(tensor, peer)
+            ops.append(_P2POp(_isend, tensor, peer, tag=own_tag[0] if own_tag else tag))
+        if ops:
+            for work in _batch_isend_irecv(ops):
+                work.wait()
 
     # -- helpers (not data movement) ------------------------------------------------
     def barrier(self) -> None:

@@ -40,7 +40,7 @@ class LaunchTimeout(TimeoutError):
 
 
 def pick_backend(world_size: int) -> str:
-    """NCCL when there is one GPU per rank, gloo otherwise."""
+    """NCCL when there is one GPU per rank, gloo otherwise: for callers whose tensors follow `comm.device`."""
     if torch.cuda.is_available() and torch.cuda.device_count() >= world_size and dist.is_nccl_available():
         return "nccl"
     return "gloo"
@@ -53,12 +53,18 @@ def launch(fn: Callable[..., Any], world_size: int, args: tuple = (), timeout: f
     `fn` must be a picklable top-level function. Raises `RankFailed` for the first rank
     that raises or dies, `LaunchTimeout` when ranks are still silent `timeout` seconds
     after the launch (spawning and rendezvous included). No rank process, nor any process
-    a rank started, is alive when this returns or raises."""
+    a rank started, is alive when this returns or raises.
+
+    `backend=None` means gloo with `comm.device` on the CPU, whatever GPUs the host has: code
+    that keeps its tensors on the CPU (the ring lab) fails on NCCL. Pass "nccl" (or
+    `pick_backend(world_size)`) for one GPU per rank, rank r on GPU r % device_count."""
     if world_size < 1:
         raise ValueError(f"world_size must be >= 1, got {world_size}")
     if timeout <= 0:
         raise ValueError(f"timeout must be > 0, got {timeout}")
-    backend = backend or pick_backend(world_size)
+    backend = backend or "gloo"
+    if backend == "nccl":
+        _check_gpus(world_size)
     payload = pickle.dumps((fn, args))  # fails here, in the caller, if fn is not picklable
     # The parent hosts the rendezvous store on a port the OS picks: no port race.
     store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False,
@@ -82,6 +88,13 @@ def launch(fn: Callable[..., Any], world_size: int, args: tuple = (), timeout: f
         results_queue.close()
         results_queue.join_thread()
         del store
+
+
+def _check_gpus(world_size: int) -> None:
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if world_size > gpus:
+        raise ValueError(f"NCCL needs one GPU per rank: {world_size} ranks, {gpus} GPU(s) visible"
+                         f" (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); use gloo")
 
 
 def _collect(processes: list, results_queue, results: dict, timeout: float) -> None:
@@ -151,11 +164,15 @@ def _rank_main(rank, world_size, port, backend, timeout, payload, results_queue,
         # and make every elementwise add many times slower.
         torch.set_num_threads(max(1, len(os.sched_getaffinity(0)) // world_size))
         if backend == "nccl":
-            torch.cuda.set_device(rank)
-            device = torch.device("cuda", rank)
+            # set before any NCCL call: batched point-to-point hangs when ranks share a device
+            device = torch.device("cuda", rank % torch.cuda.device_count())
+            torch.cuda.set_device(device)
         store = dist.TCPStore("127.0.0.1", port, is_master=False, timeout=datetime.timedelta(seconds=timeout))
         dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                                 timeout=datetime.timedelta(seconds=timeout))
+        if backend == "nccl":
+            # batch_isend_irecv needs every rank in the group's first NCCL call; a barrier is that call
+            dist.barrier(device_ids=[device.index])
         # Plain pickle: torch's queue reducer would share memory with a process about to exit.
         result = pickle.dumps(fn(Comm(rank, world_size, device), *args))
         # No rank leaves (closing its connections) while another may still be talking to it.

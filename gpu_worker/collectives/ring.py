@@ -6,8 +6,7 @@ import torch
 
 from gpu_worker.collectives.chunks import chunk_bounds, flat_view
 
-# A chunk larger than this moves as several segments, so adding segment i overlaps with
-# receiving segment i+1 (gloo and NCCL pipeline the same way).
+# A chunk larger than this moves as several messages of one step (smaller messages suit gloo's buffers).
 DEFAULT_SEGMENT_BYTES = 4 * 1024 * 1024
 
 
@@ -26,8 +25,8 @@ def ring_reduce_scatter(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT
 
     N-1 steps; at step s rank r sends chunk (r-s-1) to r+1 and adds chunk (r-s-2) from
     r-1 into its own copy, so the last chunk it completes is chunk r. Each rank sends
-    (N-1)/N of the tensor. Receives for step s+1 are posted before step s is reduced
-    (two buffers), so the neighbour never waits for us to be ready."""
+    (N-1)/N of the tensor. Each step's send and receive go out as one group (`comm.exchange`),
+    which NCCL needs: a receive posted alone blocks the stream the matching send would use."""
     flat = flat_view(tensor)  # [K]
     n, rank, numel = comm.world_size, comm.rank, flat.numel()
     own = chunk_bounds(numel, n, rank)
@@ -35,27 +34,15 @@ def ring_reduce_scatter(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT
         return flat[own[0]:own[1]]
     right, left = (rank + 1) % n, (rank - 1) % n
     largest = chunk_bounds(numel, n, 0)
-    buffers = [torch.empty(largest[1] - largest[0], dtype=flat.dtype, device=flat.device)  # [ceil(K/N)]
-               for _ in range(2)]
-
-    def post_receives(step: int) -> list:
-        start, end = chunk_bounds(numel, n, (rank - step - 2) % n)
-        buffer = buffers[step % 2]
-        return [(lo, hi, buffer[lo - start:hi - start], comm.irecv(buffer[lo - start:hi - start], left))
-                for lo, hi in _segments(start, end, flat.element_size(), segment_bytes)]
-
-    receives, sends = post_receives(0), []
+    buffer = torch.empty(largest[1] - largest[0], dtype=flat.dtype, device=flat.device)  # [ceil(K/N)]
     for step in range(n - 1):
-        following = post_receives(step + 1) if step + 1 < n - 1 else []
-        start, end = chunk_bounds(numel, n, (rank - step - 1) % n)
-        sends += [comm.isend(flat[lo:hi], right)
-                  for lo, hi in _segments(start, end, flat.element_size(), segment_bytes)]
-        for lo, hi, incoming, handle in receives:
-            handle.wait()
-            flat[lo:hi].add_(incoming)
-        receives = following
-    for handle in sends:
-        handle.wait()
+        send_start, send_end = chunk_bounds(numel, n, (rank - step - 1) % n)
+        start, end = chunk_bounds(numel, n, (rank - step - 2) % n)
+        incoming = _segments(start, end, flat.element_size(), segment_bytes)
+        comm.exchange(sends=[(flat[lo:hi], right)
+                             for lo, hi in _segments(send_start, send_end, flat.element_size(), segment_bytes)],
+                      recvs=[(buffer[lo - start:hi - start], left) for lo, hi in incoming])
+        flat[start:end].add_(buffer[:end - start])
     return flat[own[0]:own[1]]
 
 
@@ -65,26 +52,18 @@ def ring_all_gather(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT_SEG
 
     N-1 steps; at step s rank r forwards chunk (r-s) to r+1 and receives chunk (r-s-1)
     from r-1 straight into place. Each rank sends (N-1)/N of the tensor. Every receive
-    lands in its own chunk, so all of them are posted up front."""
+    lands straight in its own chunk."""
     flat = flat_view(tensor)  # [K]
     n, rank, numel = comm.world_size, comm.rank, flat.numel()
     if n == 1:
         return
     right, left = (rank + 1) % n, (rank - 1) % n
-    receives = []
+    size = flat.element_size()
     for step in range(n - 1):
+        send_start, send_end = chunk_bounds(numel, n, (rank - step) % n)
         start, end = chunk_bounds(numel, n, (rank - step - 1) % n)
-        receives.append([comm.irecv(flat[lo:hi], left)
-                         for lo, hi in _segments(start, end, flat.element_size(), segment_bytes)])
-    sends = []
-    for step in range(n - 1):
-        start, end = chunk_bounds(numel, n, (rank - step) % n)
-        sends += [comm.isend(flat[lo:hi], right)
-                  for lo, hi in _segments(start, end, flat.element_size(), segment_bytes)]
-        for handle in receives[step]:  # what arrives now is forwarded next step
-            handle.wait()
-    for handle in sends:
-        handle.wait()
+        comm.exchange(sends=[(flat[lo:hi], right) for lo, hi in _segments(send_start, send_end, size, segment_bytes)],
+                      recvs=[(flat[lo:hi], left) for lo, hi in _segments(start, end, size, segment_bytes)])
 
 
 def ring_all_reduce(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> None:

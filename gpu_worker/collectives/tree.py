@@ -66,7 +66,8 @@ def tree_all_reduce(tensor: torch.Tensor, comm, double: bool | None = None,
 
     Reduce phase: each rank adds its children's pieces into its own and sends the piece
     up; broadcast phase: the root's result flows back down. Pieces of `piece_bytes` keep
-    every level of the tree busy at once (pipelining); tag t keeps tree t's messages apart."""
+    every level of the tree busy at once (pipelining); tag t keeps tree t's messages apart on
+    gloo (NCCL ignores tags: there the lock-step order below keeps them apart)."""
     flat = flat_view(tensor)  # [K]
     n = comm.world_size
     if n == 1 or flat.numel() == 0:
@@ -83,43 +84,62 @@ def tree_all_reduce(tensor: torch.Tensor, comm, double: bool | None = None,
         if end > start:
             plans.append((tag, BinaryTree(n, comm.rank, mirrored=bool(tag)), start, _pieces(start, end, piece_elems)))
 
-    # Post every receive up front: the children's pieces (reduce phase) into buffers, then
-    # the parent's finished pieces (broadcast phase) straight into place. Receiving into
-    # pieces we are still adding into and sending up is safe: the parent sends piece j
-    # down only after it has received our piece j. (Children first, then the parent: the
-    # order a peer sends in, for transports that match messages in order and ignore tags.)
-    incoming = {}  # (tag, child) -> (buffer, handles per piece)
-    for tag, tree, start, pieces in plans:
-        for child in tree.children:
-            buffer = torch.empty(pieces[-1][1] - start, dtype=flat.dtype, device=flat.device)  # [segment]
-            incoming[tag, child] = (buffer, [comm.irecv(buffer[lo - start:hi - start], child, tag=tag)
-                                             for lo, hi in pieces])
-    from_parent = {tag: [comm.irecv(flat[lo:hi], tree.parent, tag=tag) for lo, hi in pieces]
-                   for tag, tree, start, pieces in plans if tree.parent is not None}
+    # Lock-step schedule, one `comm.exchange` group per step on every rank: NCCL matches a
+    # pair's messages in posting order and runs each rank's groups in order, so every
+    # matching send and receive must sit in the same step on both sides. Reduce: a rank of
+    # height h (leaves 0) sends piece j up at step j + h; its parent receives it in that
+    # same step, and sends its own sum of piece j later, at j + its height.
+    heights = {tag: _heights(tree) for tag, tree, _, _ in plans}
+    buffers = {(tag, child): torch.empty(pieces[-1][1] - start, dtype=flat.dtype, device=flat.device)  # [segment]
+               for tag, tree, start, pieces in plans for child in tree.children}
+    top = max(heights[tag][tree.rank] for tag, tree, _, _ in plans)
     rounds = max(len(pieces) for *_, pieces in plans)
-
-    # Reduce phase: add the children's piece into ours, send the sum up.
-    sends = []
-    for index in range(rounds):
+    for step in range(rounds + top):
+        sends, recvs, adds = [], [], []
         for tag, tree, start, pieces in plans:
-            if index >= len(pieces):
-                continue
-            lo, hi = pieces[index]
+            index = step - heights[tag][tree.rank]
+            if tree.parent is not None and 0 <= index < len(pieces):
+                lo, hi = pieces[index]
+                sends.append((flat[lo:hi], tree.parent, tag))
             for child in tree.children:
-                buffer, handles = incoming[tag, child]
-                handles[index].wait()
-                flat[lo:hi].add_(buffer[lo - start:hi - start])
-            if tree.parent is not None:
-                sends.append(comm.isend(flat[lo:hi], tree.parent, tag=tag))
+                index = step - heights[tag][child]
+                if 0 <= index < len(pieces):
+                    lo, hi = pieces[index]
+                    recvs.append((buffers[tag, child][lo - start:hi - start], child, tag))
+                    adds.append((lo, hi, buffers[tag, child][lo - start:hi - start]))
+        comm.exchange(sends=sends, recvs=recvs)
+        for lo, hi, incoming in adds:
+            flat[lo:hi].add_(incoming)
 
-    # Broadcast phase: wait for each finished piece from the parent, pass it to the children.
-    for index in range(rounds):
+    # Broadcast: a rank at depth d (root 0) receives piece j at step j + d - 1 and forwards it
+    # to its children at step j + d, where they receive it.
+    depths = {tag: _depths(tree) for tag, tree, _, _ in plans}
+    deepest = max(max(d.values()) for d in depths.values())
+    for step in range(rounds + deepest):
+        sends, recvs = [], []
         for tag, tree, start, pieces in plans:
-            if index >= len(pieces):
-                continue
-            lo, hi = pieces[index]
-            if tag in from_parent:
-                from_parent[tag][index].wait()
-            sends.extend(comm.isend(flat[lo:hi], child, tag=tag) for child in tree.children)
-    for handle in sends:
-        handle.wait()
+            depth = depths[tag][tree.rank]
+            index = step - depth + 1
+            if tree.parent is not None and 0 <= index < len(pieces):
+                lo, hi = pieces[index]
+                recvs.append((flat[lo:hi], tree.parent, tag))
+            index = step - depth
+            if 0 <= index < len(pieces):
+                lo, hi = pieces[index]
+                sends.extend((flat[lo:hi], child, tag) for child in tree.children)
+        comm.exchange(sends=sends, recvs=recvs)
+
+
+def _heights(tree: BinaryTree) -> dict[int, int]:
+    """Every rank's height in this tree's shape: 0 for a leaf, 1 + the tallest child otherwise."""
+    heights = {}
+    for position in reversed(range(tree.world_size)):
+        rank = tree._rank_at(position)
+        children = [p for p in (2 * position + 1, 2 * position + 2) if p < tree.world_size]
+        heights[rank] = 1 + max(heights[tree._rank_at(p)] for p in children) if children else 0
+    return heights
+
+
+def _depths(tree: BinaryTree) -> dict[int, int]:
+    """Every rank's distance from the root."""
+    return {tree._rank_at(position): (position + 1).bit_length() - 1 for position in range(tree.world_size)}

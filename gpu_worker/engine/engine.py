@@ -4,9 +4,9 @@ from dataclasses import dataclass
 
 import torch
 
-from .attention import paged_attention_decode
 from .block_pool import BlockPool
 from .config import EngineConfig
+from .decode_kernel import default_decode_attention
 from .context import DenseContext
 from .kv_cache import KVCache
 from .metrics import RequestMetrics, StepMetrics, kv_tokens, request_metrics
@@ -29,18 +29,31 @@ class StepOutput:
     finished: bool
 
 
-def default_decode_attention(device: torch.device):
-    if device.type == "cuda":
-        try:
-            from .triton_attention import paged_attention_decode_triton
-            return paged_attention_decode_triton
-        except ImportError:
-            pass
-    return paged_attention_decode
+def _activation_peak(model: LlamaForCausalLM, config: EngineConfig) -> int:
+    """Bytes one full-budget forward pass allocates on top of what is resident (weights)."""
+    with torch.cuda.device(model.device):
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        with torch.inference_mode():
+            ids = torch.zeros(config.max_num_batched_tokens, dtype=torch.long, device=model.device)
+            model.compute_logits(model(ids, torch.arange(len(ids), device=model.device), DenseContext()))
+        peak = torch.cuda.max_memory_allocated() - before
+        torch.cuda.empty_cache()  # hand the cached activations back, so free memory counts them once
+        return peak
+
+
+def cuda_kv_blocks(*, free_bytes: int, total_bytes: int, used_bytes: int, gpu_memory_utilization: float,
+                   activation_bytes: int, block_size: int, bytes_per_token: int, max_useful_tokens: int) -> int:
+    """KV blocks on a device others may share: at most what is free now, at most this process's share of the
+    device (total x utilization, less what it already holds), less the activation peak, and no more than
+    max_num_seqs x max_model_len tokens, which is all the pool can ever hold in use."""
+    budget = min(free_bytes, int(total_bytes * gpu_memory_utilization) - used_bytes) - activation_bytes
+    blocks = max(0, budget // (block_size * bytes_per_token))
+    return min(blocks, -(-max_useful_tokens // block_size))
 
 
 def size_kv_pool(model: LlamaForCausalLM, config: EngineConfig) -> int:
-    """Blocks from the CPU budget, or from device memory minus weights and the measured activation peak."""
+    """Blocks from the CPU budget, or from free device memory less the measured activation peak."""
     if config.num_gpu_blocks is not None:
         return config.num_gpu_blocks
     hf_config = {"num_hidden_layers": model.config.num_hidden_layers, "hidden_size": model.config.hidden_size,
@@ -51,17 +64,15 @@ def size_kv_pool(model: LlamaForCausalLM, config: EngineConfig) -> int:
         blocks = num_gpu_blocks(config.kv_cache_memory_bytes, 1.0, 0, 0, config.block_size, per_token)
         detail = f"kv_cache_memory_bytes={config.kv_cache_memory_bytes}, {per_token} bytes per token"
     else:
-        weights = sum(p.numel() * p.element_size() for p in model.parameters())
-        torch.cuda.reset_peak_memory_stats()
-        before = torch.cuda.memory_allocated()
-        with torch.inference_mode():
-            ids = torch.zeros(config.max_num_batched_tokens, dtype=torch.long, device=model.device)
-            model.compute_logits(model(ids, torch.arange(len(ids), device=model.device), DenseContext()))
-        activation = torch.cuda.max_memory_allocated() - before
-        total = torch.cuda.mem_get_info()[1]
-        blocks = num_gpu_blocks(total, config.gpu_memory_utilization, weights, activation, config.block_size, per_token)
-        detail = (f"{total} bytes x gpu_memory_utilization={config.gpu_memory_utilization} - weights {weights}"
-                  f" - activations {activation}")
+        activation = _activation_peak(model, config)
+        free, total = torch.cuda.mem_get_info(model.device)
+        max_model_len = config.max_model_len or model.config.max_position_embeddings
+        blocks = cuda_kv_blocks(free_bytes=free, total_bytes=total, used_bytes=torch.cuda.memory_reserved(model.device),
+                                gpu_memory_utilization=config.gpu_memory_utilization, activation_bytes=activation,
+                                block_size=config.block_size, bytes_per_token=per_token,
+                                max_useful_tokens=config.max_num_seqs * max_model_len)
+        detail = (f"{free} of {total} bytes free, gpu_memory_utilization={config.gpu_memory_utilization},"
+                  f" activations {activation}")
     if blocks <= 0:
         raise ValueError(f"no memory left for KV blocks: {detail}")
     return blocks

@@ -1,5 +1,6 @@
 """Build a Llama model from a local checkpoint directory (config.json + *.safetensors) or from a config dict."""
 import json
+import logging
 from pathlib import Path
 
 import torch
@@ -9,7 +10,14 @@ from .model_config import TINY_CONFIG, LlamaConfig
 
 
 def default_device() -> torch.device:
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    from .device import device_status
+
+    status = device_status()
+    if status["gpu_host"]:  # a GPU host running on CPU is a fault to report, not a fallback to hide
+        logging.getLogger(__name__).error("running on CPU: %s", status["reason"])
+    return torch.device("cpu")
 
 
 def _init_weights(model: LlamaForCausalLM, seed: int, std: float = 0.02) -> None:

@@ -43,12 +43,22 @@ def rope_inv_freq(config: LlamaConfig) -> torch.Tensor:
 
 
 class RotaryEmbedding(nn.Module):
+    """cos/sin tables computed in fp32 and cast only at use, as transformers does: inv_freq in bf16 keeps
+    3 significant digits, and position x inv_freq drifts by whole radians past a few thousand tokens."""
+
     def __init__(self, config: LlamaConfig):
         super().__init__()
         self.register_buffer("inv_freq", rope_inv_freq(config), persistent=False)
 
+    def _apply(self, fn, recurse=True):
+        # model.to(dtype=bf16) reaches buffers through here; follow device moves, keep the fp32 values
+        inv_freq = self.inv_freq
+        super()._apply(fn, recurse)
+        self.inv_freq = inv_freq.to(device=self.inv_freq.device)
+        return self
+
     def forward(self, positions: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-        freqs = positions.float()[:, None] * self.inv_freq.float()[None, :]  # [T, head_dim / 2]
+        freqs = positions.float()[:, None] * self.inv_freq[None, :]  # [T, head_dim / 2], fp32
         emb = torch.cat((freqs, freqs), dim=-1)  # [T, head_dim]
         return emb.cos().to(dtype), emb.sin().to(dtype)
 

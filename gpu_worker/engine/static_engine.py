@@ -2,14 +2,15 @@
 
 A batch is admitted together, prefilled at once, and runs until its longest request ends; the batch keeps
 its shape, so a finished request's row is still computed (its output dropped) and its reservation stays
-until then. Same model and attention code as the paged engine.
+until then. Same model and attention kernel as the paged engine (Triton on CUDA), so a ratio between
+the two measures batching, not kernels.
 """
 import time
 from collections import deque
 
 import torch
 
-from .attention import paged_attention_decode
+from .decode_kernel import default_decode_attention
 from .kv_cache import KVCache
 from .metrics import StepMetrics
 from .model import LlamaForCausalLM
@@ -28,7 +29,7 @@ class StaticBatchEngine:
         self.max_model_len = max_model_len
         self.compute_finished_rows = compute_finished_rows
         self.kv_cache = KVCache(model.config, num_slots * self.blocks_per_slot, block_size, model.dtype, model.device)
-        self.runner = ModelRunner(model, self.kv_cache, block_size, decode_attention or paged_attention_decode)
+        self.runner = ModelRunner(model, self.kv_cache, block_size, decode_attention or default_decode_attention(model.device))
         self.waiting: deque[Sequence] = deque()
         self.batch: list[Sequence] = []
         self.step_metrics: list[StepMetrics] = []

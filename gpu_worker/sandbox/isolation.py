@@ -144,3 +144,15 @@ def drop_privileges_in_child(with_netns: bool, drop_uid: bool) -> None:
         os.setgroups([])
         os.setgid(SANDBOX_UID)
         os.setuid(SANDBOX_UID)
+
+
+def sandbox_status() -> dict:
+    """{"ok", "level", "reason"}: whether this host can run learner code in namespaces (bubblewrap)."""
+    try:
+        level = sandbox_level()
+    except ValueError as error:
+        return {"ok": False, "level": "unknown", "reason": str(error)}
+    if level == "bubblewrap":
+        return {"ok": True, "level": level, "reason": ""}
+    return {"ok": False, "level": level,
+            "reason": "bubblewrap is missing or cannot create namespaces here, so learner code cannot be isolated"}

@@ -16,7 +16,7 @@ def cohort_urls(cohort, learner_id, submission_id, override_id):
         ("get", reverse("instructor:matrix", args=[c])),
         ("get", reverse("instructor:learner", args=[c, learner_id])),
         ("get", reverse("instructor:roster", args=[c])),
-        ("post", reverse("instructor:roster_add", args=[c])),
+        ("post", reverse("instructor:roster_invite", args=[c])),
         ("post", reverse("instructor:roster_remove", args=[c, learner_id])),
         ("post", reverse("instructor:code_rotate", args=[c])),
         ("post", reverse("instructor:policy_set", args=[c])),
@@ -58,7 +58,7 @@ def test_instructor_of_another_cohort_gets_404_and_changes_nothing(client, other
     client.force_login(other_instructor)
     code = cohort.join_code
     for method, url in scene:
-        assert getattr(client, method)(url, {"who": "hopper", "drill_weight": 5}).status_code == 404, url
+        assert getattr(client, method)(url, {"email": "hopper@example.com", "drill_weight": 5}).status_code == 404, url
     cohort.refresh_from_db()
     assert cohort.join_code == code and cohort.drill_weight == 0
     assert Submission.objects.count() == 1 and Membership.objects.filter(cohort=cohort).count() == 1

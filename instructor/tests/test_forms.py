@@ -78,11 +78,11 @@ def test_drill_weight_rejects_bad_input(instructor_client, cohort, value, messag
     assert cohort.drill_weight == 0
 
 
-def test_empty_cohort_name_and_unknown_learner_are_refused(instructor_client, cohort):
+def test_empty_cohort_name_and_a_malformed_address_are_refused(instructor_client, cohort):
     response = instructor_client.post(reverse("instructor:index"), {"name": "  "})
     assert response.status_code == 400 and "This field is required." in response.content.decode()
-    response = instructor_client.post(reverse("instructor:roster_add", args=[cohort.pk]), {"who": "nobody"})
-    assert response.status_code == 400 and "No user is called &#x27;nobody&#x27;." in response.content.decode()
+    response = instructor_client.post(reverse("instructor:roster_invite", args=[cohort.pk]), {"email": "nobody"})
+    assert response.status_code == 400 and "Enter a valid email address." in response.content.decode()
 
 
 def test_regrading_a_run_or_an_unknown_lab_is_refused(instructor_client, cohort, learner):

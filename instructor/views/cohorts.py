@@ -1,13 +1,15 @@
-"""Cohorts: the list, creating one, joining with a code, the roster and the lab policies."""
+"""Cohorts: the list, creating one, joining (by code or invitation), the roster and the lab policies."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.decorators import instructor_required
 from instructor import selectors, services, sources
 from instructor.access import cohort_view
-from instructor.forms import AddLearnerForm, CohortForm, DrillWeightForm, JoinForm, LabPolicyForm
+from instructor.forms import CohortForm, DrillWeightForm, InviteForm, JoinForm, LabPolicyForm
 
 
 @instructor_required
@@ -23,7 +25,8 @@ def index(request):
 
 @login_required
 def join(request):
-    form = JoinForm(request.POST or None)
+    """Join with a code (a link may carry it as ?code=) or answer the invitations sent to your address."""
+    form = JoinForm(request.POST or None, initial={"code": request.GET.get("code", "")})
     if request.method == "POST" and form.is_valid():
         try:
             cohort = services.cohort_join(user=request.user, code=form.cleaned_data["code"])
@@ -32,18 +35,34 @@ def join(request):
         else:
             messages.success(request, f"You joined {cohort.name}.")
             return redirect("course:index")
-    return render(request, "instructor/join.html", {"form": form}, status=400 if form.errors else 200)
+    return render(request, "instructor/join.html", {"form": form,
+                                                    "invitations": selectors.invitations_for(user=request.user)},
+                  status=400 if form.errors else 200)
 
 
-def _roster_page(request, cohort, *, policy_form=None, weight_form=None, add_form=None, status=200):
+@require_POST
+@login_required
+def invitation_answer(request, invitation_id: int, accept: bool):
+    try:
+        invitation = services.invitation_answer(user=request.user, invitation_id=invitation_id, accept=accept)
+    except services.ActionRefused:
+        raise Http404("No such invitation is waiting for you.")
+    verb = "joined" if accept else "declined the invitation to"
+    messages.success(request, f"You {verb} {invitation.cohort.name}.")
+    return redirect("course:index" if accept else "instructor:join")
+
+
+def _roster_page(request, cohort, *, policy_form=None, weight_form=None, invite_form=None, status=200):
     labs = sources.lab_slugs()
     policies = {policy.lab_slug: policy for policy in cohort.lab_policies.all()}
     return render(request, "instructor/roster.html", {
         "cohort": cohort, "members": selectors.roster(cohort=cohort),
+        "invitations": selectors.invitations_pending(cohort=cohort),
+        "join_link": request.build_absolute_uri(f"{reverse('instructor:join')}?code={cohort.join_code}"),
         "policies": [(slug, policies.get(slug)) for slug in labs],
         "policy_form": policy_form or LabPolicyForm(lab_slugs=labs),
         "weight_form": weight_form or DrillWeightForm(initial={"drill_weight": cohort.drill_weight}),
-        "add_form": add_form or AddLearnerForm()}, status=status)
+        "invite_form": invite_form or InviteForm()}, status=status)
 
 
 @cohort_view
@@ -53,16 +72,31 @@ def roster(request, cohort):
 
 @require_POST
 @cohort_view
-def roster_add(request, cohort):
-    form = AddLearnerForm(request.POST)
-    if form.is_valid():
-        try:
-            user = services.learner_add(cohort=cohort, who=form.cleaned_data["who"])
-            messages.success(request, f"{user.username} added.")
-            return redirect("instructor:roster", cohort.pk)
-        except services.ActionRefused as refusal:
-            form.add_error("who", str(refusal))
-    return _roster_page(request, cohort, add_form=form, status=400)
+def roster_invite(request, cohort):
+    """The answer is the same whether or not an account has the address: the page is no address oracle."""
+    form = InviteForm(request.POST)
+    if not form.is_valid():
+        return _roster_page(request, cohort, invite_form=form, status=400)
+    email = form.cleaned_data["email"]
+    invitation = services.invitation_create(cohort=cohort, email=email, by=request.user,
+                                            join_url=request.build_absolute_uri(reverse("instructor:join")))
+    if invitation is None:
+        messages.info(request, f"{email} is in this cohort already.")
+    else:
+        messages.success(request, f"Invitation sent to {invitation.email}. They join when they accept it, "
+                                  "signed in with that address.")
+    return redirect("instructor:roster", cohort.pk)
+
+
+@require_POST
+@cohort_view
+def invitation_withdraw(request, cohort, invitation_id: int):
+    try:
+        services.invitation_withdraw(cohort=cohort, invitation_id=invitation_id)
+        messages.success(request, "Invitation withdrawn.")
+    except services.ActionRefused as refusal:
+        messages.error(request, str(refusal))
+    return redirect("instructor:roster", cohort.pk)
 
 
 @require_POST

@@ -11,17 +11,20 @@ from instructor.gradebook import cohort_gradebook
 from instructor.matrix import matrix_rows, module_headers, sort_links
 
 
-def _int(value, default=None):
+MAX_INACTIVE_DAYS = 36_500  # a century: any larger count means "ever", and a timedelta past it overflows
+
+
+def _days(value) -> int | None:
     try:
-        return max(0, int(value))
+        return min(max(0, int(value)), MAX_INACTIVE_DAYS)
     except (TypeError, ValueError):
-        return default
+        return None
 
 
 @cohort_view
 def matrix(request, cohort):
     sort, query = request.GET.get("sort", "name"), request.GET.get("q", "")
-    descending, inactive = request.GET.get("dir") == "desc", _int(request.GET.get("inactive"))
+    descending, inactive = request.GET.get("dir") == "desc", _days(request.GET.get("inactive"))
     gradebook = cohort_gradebook(cohort)
     rows = matrix_rows(gradebook, sort=sort, descending=descending, query=query, inactive_days=inactive,
                        now=timezone.now())

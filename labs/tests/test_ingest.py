@@ -61,14 +61,17 @@ def test_unknown_verdict_becomes_internal_error_and_stdout_is_capped(settings):
     assert len(submission.result["stdout"]) < 200 and submission.result["stdout"].endswith("(output truncated)")
 
 
-def test_mark_running_only_moves_queued():
+def test_mark_running_moves_queued_and_restarts_a_redelivered_run():
     submission = SubmissionFactory()
     assert submission_mark_running(submission_id=submission.pk, worker_host="h") is True
-    assert submission_mark_running(submission_id=submission.pk, worker_host="h") is False
+    first = Submission.objects.get(pk=submission.pk).started_at
+    # The broker delivers it again after its first worker died: the clock starts again.
+    assert submission_mark_running(submission_id=submission.pk, worker_host="h2") is True
     submission.refresh_from_db()
-    assert submission.status == "running" and submission.started_at is not None
+    assert submission.status == "running" and submission.started_at > first and submission.worker_host == "h2"
     started = submission.started_at
     result_ingest(result=result_json(submission.pk))
     submission.refresh_from_db()
     assert submission.status == "done" and submission.started_at == started
     assert Submission.objects.get(pk=submission.pk).verdict == "accepted"
+    assert submission_mark_running(submission_id=submission.pk, worker_host="h") is False  # done stays done

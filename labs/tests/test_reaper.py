@@ -69,3 +69,78 @@ def test_a_result_after_the_requeue_still_grades_it(margin, django_capture_on_co
     assert result_ingest(result=result_json(lost.pk)) is False  # the first message, delivered late
     lost.refresh_from_db()
     assert (lost.status, lost.verdict, lost.attempts) == ("done", "accepted", 2)
+
+
+def _started(submission, seconds_ago):
+    submission.__class__.objects.filter(pk=submission.pk).update(
+        status="running", started_at=timezone.now() - timedelta(seconds=seconds_ago))
+
+
+def _grading_worker_beats(grading=None):
+    """A live grading worker, recorded as the web task records a real beat."""
+    from instructor.services import heartbeat_record
+
+    heartbeat_record(info={"host": "gpu-1", "node": "gpu1@gpu-1", "queues": ["gpu"], "grading": grading,
+                           "sandbox_status": {"ok": True, "level": "bubblewrap", "reason": ""}})
+
+
+def test_a_real_result_after_the_reapers_failure_wins(margin, django_capture_on_commit_callbacks):
+    from labs.services import result_ingest
+    from labs.tests.factories import result_json
+
+    lab = LabFactory(limits={"wall_s": 5})
+    slow = SubmissionFactory(lab=lab, attempts=2)  # sent twice already: the reaper now fails it
+    _age(slow, 100)
+    with django_capture_on_commit_callbacks(execute=False):
+        assert submissions_reap_stale() == {"requeued": 0, "failed": 1}
+    slow.refresh_from_db()
+    assert (slow.verdict, slow.message) == ("internal_error", LOST_MESSAGE)
+
+    assert result_ingest(result=result_json(slow.pk)) is True  # slow, not lost: the real verdict counts
+    assert result_ingest(result=result_json(slow.pk, verdict="wrong_answer")) is False  # a copy changes nothing
+    slow.refresh_from_db()
+    assert (slow.status, slow.verdict, slow.score) == ("done", "accepted", 1.0)
+
+
+def test_a_run_queued_behind_others_is_left_alone_while_the_queue_moves(margin, django_capture_on_commit_callbacks):
+    lab = LabFactory(limits={"wall_s": 5})
+    waiting = SubmissionFactory(lab=lab)
+    _age(waiting, 5 + margin + 100)  # sent long ago, but...
+    ahead = SubmissionFactory(lab=lab)
+    _started(ahead, 2)  # ...the worker started the run ahead of it just now
+    _grading_worker_beats(grading=ahead.pk)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert submissions_reap_stale() == {"requeued": 0, "failed": 0}
+    assert callbacks == []
+
+
+def test_a_queued_run_is_never_failed_while_a_grading_worker_is_alive(margin, django_capture_on_commit_callbacks):
+    lab = LabFactory(limits={"wall_s": 5})
+    waiting = SubmissionFactory(lab=lab, attempts=2)
+    _age(waiting, 5 + margin + 100)
+    _grading_worker_beats()
+    with django_capture_on_commit_callbacks(execute=False):
+        assert submissions_reap_stale()["failed"] == 0
+    waiting.refresh_from_db()
+    assert waiting.status == "queued"
+
+
+def test_a_run_counts_from_when_it_started_not_when_it_was_queued(margin, django_capture_on_commit_callbacks):
+    lab = LabFactory(limits={"wall_s": 5})
+    run = SubmissionFactory(lab=lab)
+    _age(run, 5 + margin + 100)  # waited long in the queue...
+    _started(run, 3)  # ...and started 3 s ago
+    with django_capture_on_commit_callbacks(execute=False):
+        assert submissions_reap_stale() == {"requeued": 0, "failed": 0}
+    _started(run, 5 + margin + 1)
+    with django_capture_on_commit_callbacks(execute=False):
+        assert submissions_reap_stale() == {"requeued": 1, "failed": 0}
+
+
+def test_a_run_its_worker_still_reports_is_left_to_the_worker(margin, django_capture_on_commit_callbacks):
+    lab = LabFactory(limits={"wall_s": 5})
+    run = SubmissionFactory(lab=lab, attempts=2)
+    _started(run, 5 + margin + 100)
+    _grading_worker_beats(grading=run.pk)
+    with django_capture_on_commit_callbacks(execute=False):
+        assert submissions_reap_stale() == {"requeued": 0, "failed": 0}

@@ -141,14 +141,24 @@ def test_submission_page_when_done_shows_everything(learner_client, learner, lab
     assert "accepted" in text and "not scored" in text and "plotly.min.js" in text and "SECRET" not in text
 
 
-def test_others_get_404_and_instructors_see_it(client, instructor, lab):
+def test_only_the_learner_and_instructors_of_their_cohort_see_a_submission(client, instructor, lab,
+                                                                           django_user_model):
+    from instructor.models import Cohort, Membership
+
     submission = SubmissionFactory(lab=lab)
     url = reverse("labs:submission", args=[submission.pk])
     client.force_login(UserFactory())
     assert client.get(url).status_code == 404
     assert client.get(url, headers={"HX-Request": "true"}).status_code == 404
-    client.force_login(instructor)
+    client.force_login(instructor)  # an instructor, but of no cohort this learner is in
+    assert client.get(url).status_code == 404
+    assert client.get(url, headers={"HX-Request": "true"}).status_code == 404
+    cohort = Cohort.objects.create(name="Spring")
+    cohort.instructors.add(instructor)
+    Membership.objects.create(cohort=cohort, learner=submission.learner)
     assert client.get(url).status_code == 200
+    cohort.instructors.set([django_user_model.objects.create_user("other")])  # taught by someone else now
+    assert client.get(url).status_code == 404
 
 
 def test_visitor_is_sent_to_login_for_a_submission(client, lab):

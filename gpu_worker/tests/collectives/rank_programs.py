@@ -131,3 +131,47 @@ def tp_mlp_forward(comm, batch: int, d_model: int, d_hidden: int, blocks: int, s
     return {"y": y, "expected": mlp_forward(x, weights), "reduced_sizes": reduced_sizes,
             "mlp_calls": mlp.all_reduce_calls, "sent": comm.bytes_sent,
             "hidden_shard": [shard.w_in.shape[1] for shard in mlp.shards]}
+
+
+def backend_and_device(comm):
+    import torch.distributed as dist
+
+    return dist.get_backend(), str(comm.device)
+
+
+def check_suite_batched_only(comm, cases: list[tuple[int, str]]) -> list[dict]:
+    """check_suite with a Comm whose lone point-to-point calls raise: every step must go through
+    `comm.exchange` (one batch_isend_irecv group), the only form that cannot deadlock on NCCL."""
+    from gpu_worker.collectives.comm import Comm
+
+    class BatchedOnly(Comm):
+        def _lone(self, *args, **kwargs):
+            raise AssertionError("a lone send/recv/isend/irecv: on NCCL this can deadlock; use comm.exchange")
+
+        send = recv = isend = irecv = _lone
+
+    strict = BatchedOnly(comm.rank, comm.world_size, comm.device)
+    return check_suite(strict, cases) + _many_pieces(strict)
+
+
+def _many_pieces(comm) -> list[dict]:
+    """Small pieces and segments, so the lock-step pipelines run many steps deep (pieces in flight on
+    several tree levels, chain positions, ring segments at once)."""
+    from gpu_worker.collectives import broadcast as tree_broadcast
+    from gpu_worker.collectives.ring import ring_all_reduce
+    from gpu_worker.collectives.tree import tree_all_reduce
+
+    n = comm.world_size
+    inputs = [_input(20000, torch.float32, rank, 3, comm.device) for rank in range(n)]  # every rank's input
+    total = torch.stack(inputs).sum(0)
+    runs = {"tree, 1 KB pieces": (lambda x: tree_all_reduce(x, comm, double=True, piece_bytes=1024), total),
+            "ring, 1 KB segments": (lambda x: ring_all_reduce(x, comm, segment_bytes=1024), total),
+            "broadcast chain, 2 KB pieces": (lambda x: tree_broadcast.broadcast(x, 1, comm, "chain", 2048), inputs[1]),
+            "reduce chain, 2 KB pieces": (lambda x: tree_broadcast.reduce(x, 1, comm, "chain", 2048), total)}
+    records = []
+    for name, (run, expected) in runs.items():
+        x = inputs[comm.rank].clone()
+        run(x)
+        ok = comm.rank != 1 and name.startswith("reduce") or torch.allclose(x, expected, rtol=1e-5, atol=1e-4)
+        records.append({"collective": name, "rank": comm.rank, "ok": bool(ok), "detail": ""})
+    return records

@@ -5,6 +5,7 @@ import os
 import time
 
 import pytest
+import torch
 
 from gpu_worker.collectives.launcher import LaunchTimeout, RankFailed, launch
 from gpu_worker.tests.collectives import rank_programs
@@ -63,8 +64,9 @@ def test_a_rank_that_dies_without_an_exception_is_named():
 def test_a_hang_is_cut_at_the_timeout_and_grandchildren_die_too(tmp_path):
     started = time.monotonic()
     with pytest.raises(LaunchTimeout) as caught:
-        launch(rank_programs.hang, 2, args=(str(tmp_path),), timeout=10)
-    assert time.monotonic() - started < 10 + 15
+        # 30 s: long enough for two spawned ranks to import torch on a loaded machine and record their pids
+        launch(rank_programs.hang, 2, args=(str(tmp_path),), timeout=30)
+    assert time.monotonic() - started < 30 + 15
     assert caught.value.pending == [0, 1]
     pids = _recorded_pids(tmp_path, 2)  # each rank and the sleeping child it spawned
     assert len(pids) == 4
@@ -85,3 +87,15 @@ def test_an_unpicklable_function_fails_in_the_caller_before_any_spawn():
 def test_bad_arguments_are_refused(world_size, timeout):
     with pytest.raises(ValueError):
         launch(rank_programs.check_all, world_size, args=([],), timeout=timeout)
+
+
+def test_default_backend_is_gloo_on_cpu_whatever_gpus_the_host_has():
+    # The ring lab keeps its tensors on the CPU; NCCL there fails every rank, so None must mean gloo.
+    assert launch(rank_programs.backend_and_device, 2, timeout=60) == [("gloo", "cpu")] * 2
+
+
+@pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="checks the refusal when GPUs are too few")
+def test_nccl_with_more_ranks_than_gpus_is_refused_with_the_count():
+    with pytest.raises(ValueError, match=r"one GPU per rank: 2 ranks, \d GPU"):
+        launch(rank_programs.backend_and_device, 2, timeout=60, backend="nccl")
+    assert multiprocessing.active_children() == []

@@ -176,11 +176,12 @@ def test_engine_and_model_free_replay_schedule_identically(tiny_model):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_engine_on_cuda_with_triton_matches_dense(dense_generate, prompts):
     from gpu_worker.engine import load_model
-    from gpu_worker.engine.triton_attention import paged_attention_decode_triton
+    from gpu_worker.engine.decode_kernel import triton_decode_with_fallback
     from .conftest import TEST_CONFIG
 
     cpu_model = load_model(TEST_CONFIG, seed=0, dtype=torch.float32, device="cpu")
     cuda_model = load_model(TEST_CONFIG, seed=0, dtype=torch.float32, device="cuda")
     engine = LLMEngine(cuda_model, EngineConfig(block_size=16, gpu_memory_utilization=0.02, max_model_len=256))
-    assert engine.runner.decode_attention is paged_attention_decode_triton
+    assert engine.runner.decode_attention is triton_decode_with_fallback
     assert engine.generate(prompts, GREEDY) == expected(cpu_model, dense_generate, prompts, GREEDY)
+    assert triton_decode_with_fallback.failure is None, triton_decode_with_fallback.failure

@@ -63,7 +63,7 @@
     var box = form.querySelector("[data-error]");
     if (!box) {
       box = document.createElement("p");
-      box.className = "error";
+      box.className = "form-error";
       box.setAttribute("role", "alert");
       box.dataset.error = "";
       form.appendChild(box);

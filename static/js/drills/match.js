@@ -46,7 +46,11 @@
     table.hidden = true;
     table.parentNode.insertBefore(board, table);
 
-    function say(message) { live.textContent = message; }
+    // The status line is visible to everyone, not only to screen readers; a warning is styled as one.
+    function say(message, warning) {
+      live.textContent = message;
+      live.classList.toggle("warning", Boolean(warning));
+    }
     function selectFor(key) { return form.querySelector('select[name="item-' + key + '"]'); }
 
     function render() {
@@ -55,6 +59,7 @@
         var home = value ? targetList.querySelector('[data-drop="' + value + '"] .slot') : null;
         var chip = chips[key];
         chip.setAttribute("aria-pressed", String(selected === key));
+        chip.classList.toggle("unplaced", !value && form.dataset.checked === "1");
         chip.setAttribute("aria-label", texts[key] + (value ? ", placed on: " + texts[value] : ", not placed"));
         if (home) home.appendChild(chip);
         else pool.appendChild(chip);
@@ -89,7 +94,7 @@
       if (element.classList.contains("match-chip")) return choose(element.dataset.item);
       var key = dropKey(element);
       if (key === null) return;
-      if (!selected) return say("Choose an item first, then its target.");
+      if (!selected) return say("Choose an item first, then its target.", true);
       place(selected, key);
     }
 
@@ -178,7 +183,9 @@
       if (missing) {
         event.preventDefault();
         event.stopPropagation();
-        say("Place every item before checking: " + missing + " left.");
+        form.dataset.checked = "1";
+        render();
+        say("Place every item before checking: " + missing + " left.", true);
       }
     }, true);
     render();

@@ -1,6 +1,6 @@
 // Static vs continuous batching: the same requests on the same slots, one grid per scheme
 // (rows: slots, columns: decode iterations). Mirrors course/widget_math.py batching_timeline.
-import { field, h, liveRegion, numberInput, prepare } from "./common.js";
+import { field, h, invalidReason, liveRegion, numberInput, plural, prepare } from "./common.js";
 
 function summary(rows, busy, slots, finish) {
   const steps = rows.length ? rows[0].length : 0;
@@ -95,17 +95,28 @@ export function mount(root, config) {
     const busyNow = scheme.rows.filter((row) => row[at] !== null && row[at] !== undefined).length;
     return h("figure", {}, h("figcaption", {}, h("strong", { text: title }),
       h("span", { "data-out": `${key}-utilization`, text: `: ${scheme.utilization}% of slot-iterations busy` }),
-      h("br"), h("small", { text: `${scheme.steps} iterations; at iteration ${at + 1}: ${at < scheme.steps ? busyNow : 0} of ${scheme.rows.length} slots busy` })),
+      h("br"), h("small", { text: `${plural(scheme.steps, "iteration")}; at iteration ${at + 1}: ${at < scheme.steps ? busyNow : 0} of ${plural(scheme.rows.length, "slot")} busy` })),
     h("div", { class: `timeline-grid${columns > 48 ? " dense" : ""}`, "aria-hidden": "true" }, rows));
   }
 
   function render() {
     const lengths = parseLengths(lengthsInput.value);
     const slots = Number(slotsInput.value);
-    if (!lengths || !Number.isInteger(slots) || slots < 1 || slots > 8) {
-      error.textContent = "Give 1 to 20 whole output lengths between 1 and 60, and 1 to 8 slots.";
+    const problems = [];
+    if (!lengths) problems.push("Output lengths: give 1 to 20 whole numbers between 1 and 60.");
+    const slotProblem = invalidReason(slotsInput, "Slots in the batch");
+    if (slotProblem) problems.push(slotProblem);
+    lengthsInput.toggleAttribute("aria-invalid", !lengths);
+    if (problems.length) {
+      // The old grids and table would describe inputs that are no longer there: clear them.
+      error.textContent = problems.join(" ");
+      grids.replaceChildren();
+      finishTable.replaceChildren();
+      finishTable.hidden = true;
+      live.textContent = "No timeline until the inputs are valid.";
       return;
     }
+    finishTable.hidden = false;
     error.textContent = "";
     const result = batchingTimeline(lengths, slots);
     cursor.max = String(Math.max(result.static.steps, result.continuous.steps) - 1);
@@ -119,9 +130,9 @@ export function mount(root, config) {
       h("tbody", {}, lengths.map((length, index) => h("tr", {}, h("th", { scope: "row", text: LETTERS[index] }),
         h("td", { class: "num", text: String(length) }), h("td", { class: "num", text: String(result.static.finish[index]) }),
         h("td", { class: "num", text: String(result.continuous.finish[index]) })))));
-    live.textContent = `${lengths.length} requests on ${slots} slots. Static batching takes ${result.static.steps} iterations `
+    live.textContent = `${plural(lengths.length, "request")} on ${plural(slots, "slot")}. Static batching takes ${plural(result.static.steps, "iteration")} `
       + `with ${result.static.busy} of ${result.static.capacity} slot-iterations busy (${result.static.utilization}%); `
-      + `continuous batching takes ${result.continuous.steps} iterations, ${result.continuous.busy} of `
+      + `continuous batching takes ${plural(result.continuous.steps, "iteration")}, ${result.continuous.busy} of `
       + `${result.continuous.capacity} busy (${result.continuous.utilization}%). Mean finish iteration: static `
       + `${result.static.mean_finish}, continuous ${result.continuous.mean_finish}.`;
   }

@@ -27,8 +27,26 @@ export function field(labelText, input) {
   return { label: h("label", { for: id }, h("span", { text: labelText }), input), input };
 }
 
-export function numberInput(name, value, { min, max, step = 1 } = {}) {
-  return h("input", { type: "number", name, value, min, max, step, inputmode: "decimal" });
+export function numberInput(name, value, { min, max, step = 1, required = true } = {}) {
+  return h("input", { type: "number", name, value, min, max, step, required, inputmode: "decimal" });
+}
+
+// Why a number box's value is refused, in words, from the browser's own constraint check
+// (min, max, step, required), or null when it is fine. Marks the box aria-invalid either way.
+export function invalidReason(input, label) {
+  const validity = input.validity;
+  input.toggleAttribute("aria-invalid", !validity.valid);
+  if (validity.valid) return null;
+  if (validity.valueMissing || validity.badInput) return `${label}: enter a number.`;
+  if (validity.rangeOverflow) return `${label}: at most ${formatCount(input.max)}.`;
+  if (validity.rangeUnderflow) return `${label}: at least ${formatCount(input.min)}.`;
+  if (validity.stepMismatch) return Number(input.step) === 1 ? `${label}: a whole number.` : `${label}: in steps of ${input.step}.`;
+  return `${label}: not a valid value.`;
+}
+
+// The messages for every refused box of [[input, label], ...]; an empty list when all are valid.
+export function invalidReasons(pairs) {
+  return pairs.map(([input, label]) => invalidReason(input, label)).filter(Boolean);
 }
 
 export function select(name, options, value) {
@@ -71,4 +89,9 @@ export function prepare(root, title) {
 
 export function liveRegion() {
   return h("p", { class: "widget-live", "aria-live": "polite", role: "status" });
+}
+
+// "1 slot", "4 slots": a count with its noun, singular when the count is one.
+export function plural(count, noun) {
+  return `${formatCount(count)} ${noun}${Number(count) === 1 ? "" : "s"}`;
 }

@@ -1,7 +1,7 @@
 // Ring all-reduce stepper: N ranks each hold N chunks; step through scatter-reduce (N−1 steps)
 // and all-gather (N−1 steps) and watch the bytes each rank has sent approach 2(N−1)/N · K.
 // The step rule mirrors course/widget_math.py ring_steps.
-import { field, h, liveRegion, numberInput, prepare, select, trim } from "./common.js";
+import { field, h, invalidReason, liveRegion, numberInput, prepare, select, trim } from "./common.js";
 
 export function ringSteps(ranks) {
   const steps = [];
@@ -34,7 +34,7 @@ function stateAfter(ranks, done) {
 export function mount(root, config) {
   const ui = prepare(root);
   const rankSelect = select("ranks", [2, 3, 4, 5, 6, 7, 8].map((n) => [n, `${n} ranks`]), config.ranks);
-  const sizeInput = numberInput("tensor_mib", config.tensor_mib, { min: 1, step: 1 });
+  const sizeInput = numberInput("tensor_mib", config.tensor_mib, { min: 1, max: 1048576, step: "any" });
   const back = h("button", { type: "button", class: "secondary", text: "← Previous step" });
   const next = h("button", { type: "button", text: "Next step →" });
   const reset = h("button", { type: "button", class: "secondary", text: "Reset" });
@@ -42,14 +42,31 @@ export function mount(root, config) {
   const live = liveRegion();
   const grid = h("table", { class: "ring-grid" });
   const bytesLine = h("p", { "data-out": "bytes" });
+  const error = h("p", { class: "widget-error", role: "alert" });
+  // What the cell styles mean; the swatches use the same classes as the grid's cells.
+  const legend = h("ul", { class: "ring-legend", "aria-label": "Legend" },
+    h("li", {}, h("span", { class: "swatch sent", "aria-hidden": "true" }), "sent this step"),
+    h("li", {}, h("span", { class: "swatch received", "aria-hidden": "true" }), "received this step"),
+    h("li", {}, h("span", { class: "swatch done", "aria-hidden": "true", text: "Σ" }), "fully reduced (Σ all)"),
+    h("li", {}, h("code", { text: "r0+r1" }), "sum of those ranks' data so far"));
   ui.append(h("div", { class: "widget-controls" }, field("Ranks (N)", rankSelect).label,
     field("Tensor size K (MiB)", sizeInput).label), h("div", { class: "widget-buttons" }, back, next, reset, counter),
-    live, bytesLine, grid);
+    error, live, bytesLine, legend, grid);
   let done = 0;
 
   function render() {
     const ranks = Number(rankSelect.value);
-    const size = Math.max(1, Number(sizeInput.value) || 1);
+    const problem = invalidReason(sizeInput, "Tensor size K");
+    const hidden = Boolean(problem);
+    error.textContent = problem || "";
+    for (const element of [bytesLine, legend, grid]) element.hidden = hidden;
+    next.disabled = back.disabled = hidden;
+    if (problem) {
+      grid.replaceChildren();
+      live.textContent = "No steps until the tensor size is valid.";
+      return;
+    }
+    const size = Number(sizeInput.value);
     const steps = ringSteps(ranks);
     const total = steps.length;
     done = Math.min(Math.max(done, 0), total);

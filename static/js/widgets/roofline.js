@@ -1,14 +1,16 @@
 // Prefill and decode on the roofline: arithmetic intensity (FLOP per byte moved) of one step
 // against the chosen GPU's ridge point. Mirrors course/widget_math.py roofline_point.
-import { field, formatCount, h, liveRegion, numberInput, prepare, select } from "./common.js";
+import { field, formatCount, h, invalidReasons, liveRegion, numberInput, prepare, select } from "./common.js";
 
 const round = (value, digits) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-export function rooflinePoint({ gpu, paramsB, kvBytesPerToken, batch, tokensPerSeq, contextLen, weightBytesPerParam = 2 }) {
+export function rooflinePoint({ gpu, paramsB, kvBytesPerToken, batch, tokensPerSeq, contextLen, hiddenSize, weightBytesPerParam = 2 }) {
   const params = paramsB * 1e9;
   const tokens = batch * tokensPerSeq;
   const flops = 2 * params * tokens;
-  const moved = params * weightBytesPerParam + batch * contextLen * kvBytesPerToken;
+  // Activations: each d × d weight's T inputs read and outputs written, 2 · 2 · T · params / d bytes in all.
+  const activations = (2 * weightBytesPerParam * tokens * params) / hiddenSize;
+  const moved = params * weightBytesPerParam + activations + batch * contextLen * kvBytesPerToken;
   const intensity = flops / moved;
   const ridge = gpu.tflops / gpu.tbps;
   const attained = Math.min(gpu.tflops, intensity * gpu.tbps);
@@ -26,7 +28,7 @@ function s(tag, attributes = {}, text) {
 }
 
 function plot(gpu, points) {
-  const width = 520, height = 300, left = 50, right = 10, top = 10, bottom = 40;
+  const width = 520, height = 300, left = 62, right = 28, top = 10, bottom = 40;
   const xMin = 0.1, xMax = 1e5, yMin = 0.1, yMax = gpu.tflops * 3;
   const x = (v) => left + ((Math.log10(v) - Math.log10(xMin)) / (Math.log10(xMax) - Math.log10(xMin))) * (width - left - right);
   const y = (v) => height - bottom - ((Math.log10(v) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))) * (height - top - bottom);
@@ -39,8 +41,13 @@ function plot(gpu, points) {
     const value = 10 ** power;
     svg.append(s("text", { x: x(value), y: height - bottom + 14, "text-anchor": "middle" }, value >= 1 ? formatCount(value) : String(value)));
   }
+  for (let power = -1; 10 ** power <= yMax; power += 1) {
+    const value = 10 ** power;
+    svg.append(s("line", { class: "tick", x1: left - 4, y1: y(value), x2: left, y2: y(value) }),
+      s("text", { class: "y-tick", x: left - 6, y: y(value) + 4, "text-anchor": "end" }, value >= 1 ? formatCount(value) : String(value)));
+  }
   svg.append(s("text", { x: (width + left) / 2, y: height - 6, "text-anchor": "middle" }, "Arithmetic intensity (FLOP per byte)"),
-    s("text", { x: 4, y: top + 10 }, "TFLOP/s"),
+    s("text", { x: -(top + height - bottom) / 2, y: 12, "text-anchor": "middle", transform: "rotate(-90)" }, "Attainable TFLOP/s"),
     s("path", { class: "roof", d: `M ${x(xMin)} ${y(Math.max(yMin, xMin * gpu.tbps))} L ${x(ridge)} ${y(gpu.tflops)} L ${x(xMax)} ${y(gpu.tflops)}` }),
     s("line", { class: "ridge", x1: x(ridge), y1: y(gpu.tflops), x2: x(ridge), y2: height - bottom }),
     s("text", { x: x(ridge) + 4, y: y(gpu.tflops) + 14 }, `ridge ${round(ridge, 1)}`));
@@ -72,28 +79,36 @@ export function mount(root, config) {
     const gpu = config.gpus[gpuSelect.value];
     const model = config.models[modelSelect.value];
     const batch = Number(batchInput.value), prompt = Number(promptInput.value), context = Number(contextInput.value);
-    if (![batch, prompt].every((v) => Number.isInteger(v) && v >= 1) || !(Number.isInteger(context) && context >= 0)) {
-      error.textContent = "Batch and prompt length must be whole numbers of at least 1; context length at least 0.";
+    const problems = invalidReasons([[batchInput, "Batch"], [promptInput, "Prompt length"], [contextInput, "Context length"]]);
+    if (!model.hidden_size) problems.push("This page holds an older copy of the widget's model data; reload the course content.");
+    if (problems.length) {
+      // No figures beside an error: the plot and the table would describe inputs that are no longer there.
+      error.textContent = problems.join(" ");
+      figure.replaceChildren();
+      table.replaceChildren();
+      live.textContent = "No figures until the inputs are valid.";
       return;
     }
     error.textContent = "";
-    const common = { gpu, paramsB: model.params_b, kvBytesPerToken: model.kv_bytes_per_token, batch };
-    const prefill = rooflinePoint({ ...common, tokensPerSeq: prompt, contextLen: 0 });
+    const common = { gpu, paramsB: model.params_b, kvBytesPerToken: model.kv_bytes_per_token, hiddenSize: model.hidden_size, batch };
+    // Prefill is one prompt, as the section's table counts it; the batch is the sequences decoding together.
+    const prefill = rooflinePoint({ ...common, batch: 1, tokensPerSeq: prompt, contextLen: 0 });
     const decode = rooflinePoint({ ...common, tokensPerSeq: 1, contextLen: context });
     figure.replaceChildren(plot(gpu, [["prefill", prefill], ["decode", decode]]));
-    const row = (name, p) => h("tr", {}, h("th", { scope: "row", text: name }),
+    const row = (name, label, p) => h("tr", {}, h("th", { scope: "row", text: label }),
       h("td", { class: "num", "data-out": `${name}-intensity`, text: String(p.intensity) }),
       h("td", { "data-out": `${name}-bound`, text: p.bound }),
       h("td", { class: "num", text: String(p.attained_tflops) }), h("td", { class: "num", text: String(p.step_ms) }));
     table.replaceChildren(h("caption", { text: `Ridge point of ${gpu.label}: ${prefill.ridge} FLOP per byte` }),
       h("thead", {}, h("tr", {}, ...["Phase", "Intensity (FLOP/B)", "Bound by", "Attainable TFLOP/s", "Step time (ms)"]
         .map((text) => h("th", { scope: "col", text })))),
-      h("tbody", {}, row("prefill", prefill), row("decode", decode)));
-    live.textContent = `${model.label} on ${gpu.label}, ridge at ${prefill.ridge} FLOP per byte. Prefill of ${batch} × ${prompt} tokens: `
+      h("tbody", {}, row("prefill", `prefill (one ${formatCount(prompt)}-token prompt)`, prefill),
+        row("decode", `decode (${formatCount(batch)} sequences)`, decode)));
+    live.textContent = `${model.label} on ${gpu.label}, ridge at ${prefill.ridge} FLOP per byte. Prefill of one ${prompt}-token prompt: `
       + `intensity ${prefill.intensity}, ${prefill.bound}-bound, up to ${prefill.attained_tflops} TFLOP/s. Decode step for ${batch} `
       + `sequences of ${context} tokens: intensity ${decode.intensity}, ${decode.bound}-bound, up to ${decode.attained_tflops} TFLOP/s, `
-      + `about ${decode.step_ms} ms per step. Counts 2 FLOPs per parameter per token; bytes are the weights read once per step `
-      + `plus, for decode, the KV cache of every sequence.`;
+      + `about ${decode.step_ms} ms per step. Counts 2 FLOPs per parameter per token; bytes are the weights read once per step, `
+      + `the activations each weight reads and writes, and, for decode, the KV cache of every sequence.`;
   }
   for (const input of [gpuSelect, modelSelect, batchInput, promptInput, contextInput]) {
     input.addEventListener("input", render);

@@ -1,0 +1,189 @@
+"""A class's load against a running `make run`: learners answering drills while others resubmit a lab.
+
+    python -m bench.load_mixed --url http://127.0.0.1:8000 [--seconds 40]
+
+8 learners (new accounts, signed up through the site) answer quiz drills back to back; 3 more
+submit the right kv-sizing answer every second (the site refuses a second run while one waits:
+that 400 is expected) and watch their run's page. A probe fetches a static file at the same pace,
+the baseline the page latency is compared with. Afterwards it waits for every accepted run to be
+graded. Prints requests, 5xx, lost answers (a drill answer without a 2xx, a run never graded),
+page p50/p95 beside the static file's, the time to drain the queue, and /healthz.
+Target: 0 5xx, 0 lost, workers up, page p95 <= 3x static p95.
+"""
+import argparse
+import http.cookiejar
+import re
+import statistics
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+REFERENCE = (Path(__file__).resolve().parent.parent / "gpu_worker" / "graders" / "fixtures" / "kv-sizing"
+             / "reference.py")
+PASSWORD = "load-Bench-pass-8271"
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.requests = self.server_errors = self.lost_answers = 0
+        self.page_s: list[float] = []
+        self.static_s: list[float] = []
+        self.runs: dict[str, "Learner"] = {}  # submission URL -> its learner
+
+    def record(self, status: int, seconds: float, static: bool = False) -> None:
+        with self.lock:
+            self.requests += 1
+            self.server_errors += status >= 500 or status == 0
+            (self.static_s if static else self.page_s).append(seconds)
+
+
+class Learner:
+    def __init__(self, base: str, stats: Stats):
+        self.base, self.stats = base, stats
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def request(self, path: str, data: dict | None = None, static: bool = False) -> tuple[int, str, str]:
+        """(status, body, final URL); status 0 when the connection failed."""
+        body = urllib.parse.urlencode(data).encode() if data is not None else None
+        started = time.perf_counter()
+        try:
+            with self.opener.open(self.base + path, data=body, timeout=30) as response:
+                status, text, url = response.status, response.read().decode("utf-8", "replace"), response.geturl()
+        except urllib.error.HTTPError as error:
+            status, text, url = error.code, error.read().decode("utf-8", "replace"), error.geturl()
+        except OSError:
+            status, text, url = 0, "", ""
+        self.stats.record(status, time.perf_counter() - started, static)
+        return status, text, url
+
+    def form(self, path: str, fields: dict) -> tuple[int, str, str]:
+        _, page, _ = self.request(path)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+        extra = {"round": m.group(1)} if (m := re.search(r'name="round" value="([^"]*)"', page)) else {}
+        return self.request(path if "action" not in fields else fields.pop("action"),
+                            {"csrfmiddlewaretoken": token.group(1) if token else "", **extra, **fields})
+
+    def sign_up(self, name: str) -> None:
+        status, _, url = self.form("/accounts/signup/", {"username": name, "email": f"{name}@example.com",
+                                                         "password1": PASSWORD, "password2": PASSWORD})
+        if status != 200 or "/signup/" in url:
+            raise SystemExit(f"could not sign up {name} (HTTP {status}); is `make run` up at {self.base}?")
+
+
+def find_quizzes(learner: Learner) -> list[str]:
+    _, index, _ = learner.request("/drills/")
+    quizzes: list[str] = []
+    for module in sorted(set(re.findall(r'href="(/drills/module/[^"]+/)"', index))):
+        _, page, _ = learner.request(module)
+        quizzes += re.findall(r'href="(/drills/[^"/]+/quiz/[^"/]+/)"', page)
+    return sorted(set(quizzes))
+
+
+def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int) -> None:
+    turn = offset
+    while time.monotonic() < until:
+        path = quizzes[turn % len(quizzes)]
+        turn += 1
+        status, page, _ = learner.request(path)
+        choice = re.search(r'name="choice" value="([^"]+)"', page)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+        round_ = re.search(r'name="round" value="([^"]*)"', page)
+        if status != 200 or not (choice and token and round_):
+            continue
+        answered, _, _ = learner.request(path + "answer/", {"csrfmiddlewaretoken": token.group(1),
+                                                            "round": round_.group(1), "choice": choice.group(1)})
+        if not 200 <= answered < 300:
+            with learner.stats.lock:
+                learner.stats.lost_answers += 1
+        time.sleep(0.2)  # reading the feedback
+
+
+def lab_loop(learner: Learner, source: str, until: float) -> None:
+    while time.monotonic() < until:
+        started = time.monotonic()
+        status, _, url = learner.form("/labs/kv-sizing/", {"mode": "submit", "source": source})
+        if status == 200 and "/labs/submissions/" in url:
+            with learner.stats.lock:
+                learner.stats.runs[urllib.parse.urlparse(url).path] = learner
+        for path in [p for p, owner in list(learner.stats.runs.items()) if owner is learner][-1:]:
+            learner.request(path)  # watching the run's page
+        time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
+
+
+def static_loop(learner: Learner, until: float) -> None:
+    while time.monotonic() < until:
+        learner.request("/static/css/site.css", static=True)
+        time.sleep(0.25)
+
+
+def drain(stats: Stats, timeout: float) -> tuple[float, int, dict]:
+    """Seconds until every accepted run shows a verdict, the runs still waiting, and the verdicts."""
+    started, verdicts = time.monotonic(), {}
+    waiting = dict(stats.runs)
+    while waiting and time.monotonic() - started < timeout:
+        for path, learner in list(waiting.items()):
+            _, page, _ = learner.request(path)
+            verdict = re.search(r'id="verdict">([^<]+)<', page)
+            if verdict:
+                verdicts[verdict.group(1)] = verdicts.get(verdict.group(1), 0) + 1
+                del waiting[path]
+        time.sleep(0.5)
+    return time.monotonic() - started, len(waiting), verdicts
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] * 1000 if len(values) > 1 else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--seconds", type=float, default=40)
+    parser.add_argument("--drill-learners", type=int, default=8)
+    parser.add_argument("--lab-learners", type=int, default=3)
+    parser.add_argument("--drain-timeout", type=float, default=600)
+    args = parser.parse_args()
+    base, stats, tag = args.url.rstrip("/"), Stats(), uuid.uuid4().hex[:6]
+    learners = [Learner(base, stats) for _ in range(args.drill_learners + args.lab_learners + 1)]
+    for number, learner in enumerate(learners):
+        learner.sign_up(f"load-{tag}-{number}")
+    quizzes = find_quizzes(learners[0])
+    if not quizzes:
+        raise SystemExit("no quiz drills found under /drills/; was the course content loaded?")
+    stats.__init__()  # count only the load itself, not the set-up
+    source = REFERENCE.read_text()
+    until = time.monotonic() + args.seconds
+    threads = [threading.Thread(target=drill_loop, args=(learner, quizzes, until, n))
+               for n, learner in enumerate(learners[:args.drill_learners])]
+    threads += [threading.Thread(target=lab_loop, args=(learner, source, until))
+                for learner in learners[args.drill_learners:-1]]
+    threads.append(threading.Thread(target=static_loop, args=(learners[-1], until)))
+    print(f"load: {args.drill_learners} learners on {len(quizzes)} quiz drills, {args.lab_learners} resubmitting "
+          f"kv-sizing every second, {args.seconds:g} s against {base}", flush=True)
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    load = {"requests": stats.requests, "5xx": stats.server_errors, "page": list(stats.page_s),
+            "static": list(stats.static_s)}
+    drain_s, never_graded, verdicts = drain(stats, args.drain_timeout)
+    health_status, health, _ = learners[0].request("/healthz")
+    page95, static95 = pct(load["page"], 95), pct(load["static"], 95)
+    print(f"requests           {load['requests']}  (5xx or no answer: {load['5xx']})")
+    print(f"lost answers       {stats.lost_answers + never_graded}  (drill answers without a 2xx: "
+          f"{stats.lost_answers}; runs never graded: {never_graded} of {len(stats.runs)})")
+    print(f"verdicts           {verdicts}")
+    print(f"page latency       p50 {pct(load['page'], 50):.0f} ms  p95 {page95:.0f} ms  ({len(load['page'])} requests)")
+    print(f"static file        p50 {pct(load['static'], 50):.0f} ms  p95 {static95:.0f} ms  ({len(load['static'])} requests)")
+    print(f"page/static p95    {page95 / static95:.2f}x  (target <= 3x)")
+    print(f"queue drained in   {drain_s:.1f} s after the load stopped")
+    print(f"/healthz           HTTP {health_status} {health.strip()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""`make run`'s process supervisor: a private Redis, the web server, a web worker and grading workers.
+
+Each process runs in its own session (Ctrl-C reaches only this supervisor, which then stops them
+all in order). One that exits is started again after a short back-off, and the others stay up: a
+crashed grading worker does not take the site down. Logs: var/<name>.log.
+
+Settings (environment): HOST, PORT, GRADING_WORKERS (runs graded at once; default 1 on a CUDA
+host, else half the cores, at most 4), WEB_PROCESSES and WEB_THREADS (gunicorn).
+"""
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VAR = ROOT / "var"
+BIN = Path(sys.executable).parent
+
+
+def free_port(start: int) -> int:
+    for port in range(start, start + 200):
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers bind: TIME_WAIT is free
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise SystemExit(f"!! no free port from {start}")
+
+
+def grading_workers() -> int:
+    if os.environ.get("GRADING_WORKERS"):
+        return max(1, int(os.environ["GRADING_WORKERS"]))
+    if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0:
+        return 1  # one GPU: runs take turns on it
+    return max(1, min(4, (os.cpu_count() or 2) // 2))  # leave half the cores to the site
+
+
+def redis_answers(port: int, password: str) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(f"AUTH {password}\r\nPING\r\n".encode())
+            answer = b""
+            while b"PONG" not in answer and b"-" not in answer:
+                chunk = sock.recv(64)
+                if not chunk:
+                    break
+                answer += chunk
+            return b"PONG" in answer
+    except OSError:
+        return False
+
+
+class Child:
+    def __init__(self, name: str, argv: list[str], env: dict):
+        self.name, self.argv, self.env = name, argv, env
+        self.process: subprocess.Popen | None = None
+        self.started = 0.0
+        self.delay = 1.0
+        self.restart_at: float | None = None
+
+    def start(self) -> None:
+        log = (VAR / f"{self.name}.log").open("a")
+        self.process = subprocess.Popen(self.argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        self.started, self.restart_at = time.monotonic(), None
+
+    def check(self) -> None:
+        """Start it again if it exited: at once after a long life, else with a growing back-off."""
+        now = time.monotonic()
+        if self.restart_at is not None:
+            if now >= self.restart_at:
+                self.start()
+            return
+        code = self.process.poll()
+        if code is None:
+            return
+        self.delay = 1.0 if now - self.started > 60 else min(self.delay * 2, 30.0)
+        self.restart_at = now + self.delay
+        print(f"==> {self.name} exited ({code}); starting it again in {self.delay:.0f} s (see var/{self.name}.log)",
+              flush=True)
+
+    def signal(self, signum: int) -> None:
+        if self.process and self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signum)
+            except ProcessLookupError:
+                pass
+
+
+def stop(children: list[Child], grace: float = 10.0) -> None:
+    print("\n==> stopping the site, the workers and Redis", flush=True)
+    for group in (children[1:], children[:1]):  # Redis last, so workers can ack on the way out
+        for child in group:
+            child.signal(signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        for child in group:
+            if child.process:
+                try:
+                    child.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    child.signal(signal.SIGKILL)
+                    child.process.wait()
+
+
+def main() -> None:
+    (VAR / "redis").mkdir(parents=True, exist_ok=True)
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = int(os.environ.get("PORT") or free_port(8000))
+    redis_port, password = free_port(16379), secrets.token_hex(16)
+    broker = f"redis://:{password}@127.0.0.1:{redis_port}/0"
+    env = {**os.environ, "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": broker, "PYTHONUNBUFFERED": "1"}
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
+    # For a shell on the same machine (README, "Grading from a shell"): `source var/run.env`.
+    (VAR / "run.env").write_text(f"export CELERY_BROKER_URL={broker}\nexport CELERY_RESULT_BACKEND={broker}\n")
+    (VAR / "run.env").chmod(0o600)
+
+    level = os.environ.get("WORKER_LOG_LEVEL", "warning")
+    celery = [str(BIN / "celery")]
+    children = [Child("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
+                                "--requirepass", password, "--save", "", "--appendonly", "no",
+                                "--dir", str(VAR / "redis")], env)]
+    children.append(Child("web-worker", celery + ["-A", "config", "worker", "-Q", "default", "--pool=threads",
+                                                  "-c", "4", "-B", "-s", str(VAR / "celerybeat-schedule"),
+                                                  "-n", "web@%h", "-l", level], env))
+    # Grading yields the CPU to the site: a learner's page stays quick while another's run is graded.
+    nice = ["nice", "-n", "10"] if shutil.which("nice") else []
+    for number in range(1, grading_workers() + 1):
+        children.append(Child(f"gpu-worker-{number}", nice + celery + [
+            "-A", "gpu_worker.celery_app", "worker", "-Q", "gpu", "--pool=solo", "-n", f"gpu{number}@%h",
+            "--without-mingle", "--without-gossip", "-l", level], env))
+    cores = os.cpu_count() or 2
+    children.append(Child("web", [str(BIN / "gunicorn"), "config.wsgi:application", "-b", f"{host}:{port}",
+                                  "-w", os.environ.get("WEB_PROCESSES", str(min(4, cores + 1))),
+                                  "--threads", os.environ.get("WEB_THREADS", "4"), "--timeout", "60",
+                                  "--graceful-timeout", "5"], env))
+
+    stopping = False
+
+    def on_signal(signum, _frame):
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    children[0].start()
+    for _ in range(100):
+        if redis_answers(redis_port, password):
+            break
+        time.sleep(0.1)
+    else:
+        stop(children)
+        raise SystemExit("!! redis-server did not start; see var/redis.log")
+    for child in children[1:]:
+        child.start()
+    url = f"http://{host}:{port}/"
+    announced = ready = False
+    since = next_check = time.monotonic()
+    while not stopping:
+        for child in children:
+            child.check()
+        if not announced and _answers(f"{url}accounts/login/"):
+            announced = True
+            print(f"\n==> the course is up at  {url}\n    health:               {url}healthz\n"
+                  f"    grading workers:      {len(children) - 3} (GRADING_WORKERS)\n"
+                  "    logs: var/*.log. Press Ctrl-C to stop.", flush=True)
+        if announced and not ready and time.monotonic() >= next_check:
+            next_check = time.monotonic() + 3
+            ready = _answers(f"{url}healthz")
+            if ready:
+                print("==> labs are ready (every part of /healthz is ok)", flush=True)
+            elif time.monotonic() - since > 120:
+                ready = True  # say it once, then stay quiet
+                print(f"!! labs are not ready after 2 minutes; {url}status/ (as an instructor) says why", flush=True)
+        time.sleep(0.5)
+    stop(children)
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except Exception:
+        return False
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""scripts/supervise.py starts a process again when it dies; scripts/system_deps.sh names what is missing."""
+import importlib.util
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _supervise():
+    spec = importlib.util.spec_from_file_location("supervise", ROOT / "scripts" / "supervise.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_killed_process_is_started_again(tmp_path, monkeypatch):
+    supervise = _supervise()
+    monkeypatch.setattr(supervise, "VAR", tmp_path)
+    child = supervise.Child("sleeper", ["sleep", "60"], dict(os.environ))
+    child.start()
+    first = child.process.pid
+    try:
+        os.kill(first, signal.SIGKILL)
+        child.process.wait()
+        deadline = time.monotonic() + 10
+        while child.process.pid == first and time.monotonic() < deadline:
+            child.check()
+            time.sleep(0.1)
+        assert child.process.pid != first and child.process.poll() is None
+    finally:
+        supervise.stop([child], grace=2)
+    assert child.process.poll() is not None
+
+
+def _bin_without_bwrap_or_redis(tmp_path: Path, uid: str | None = None) -> str:
+    for tool in ("bash", "env", "cat", "apt-get"):
+        found = subprocess.run(["bash", "-c", f"command -v {tool}"], capture_output=True, text=True).stdout.strip()
+        if found:
+            (tmp_path / tool).symlink_to(found)
+    id_tool = tmp_path / "id"
+    id_tool.write_text(f"#!/bin/sh\necho {uid if uid is not None else os.geteuid()}\n")
+    id_tool.chmod(0o755)
+    return str(tmp_path)
+
+
+def test_as_root_with_apt_it_would_install_what_is_missing(tmp_path):
+    path = _bin_without_bwrap_or_redis(tmp_path, uid="0")
+    if not (tmp_path / "apt-get").exists():
+        import pytest
+        pytest.skip("no apt-get on this machine")
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "system_deps.sh"), "--dry-run"], env={"PATH": path},
+                          capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "apt-get install -y -qq --no-install-recommends bubblewrap redis-server" in done.stdout
+
+
+def test_as_a_user_it_stops_with_one_line_saying_what_to_install(tmp_path):
+    path = _bin_without_bwrap_or_redis(tmp_path, uid="1000")
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "system_deps.sh")], env={"PATH": path},
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "missing: bubblewrap redis-server" in lines[0] and "apt-get install" in lines[0]
+    optional = subprocess.run(["bash", str(ROOT / "scripts" / "system_deps.sh"), "--optional"],
+                              env={"PATH": path}, capture_output=True, text=True)
+    assert optional.returncode == 0 and "tests that need them skip" in optional.stderr
