@@ -6,6 +6,8 @@ import pytest
 from testing import services
 from testing.workers import client_app, purge_queues, running_worker, test_database_url
 
+pytest_plugins = ["testing.sandbox"]  # the `sandbox` marker: skips where learner code cannot be isolated
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 

@@ -1,4 +1,9 @@
-"""Builds the command line that isolates learner code: bubblewrap where it works, else rlimits (+ netns)."""
+"""Builds the command line that isolates learner code with bubblewrap, and says whether this host can.
+
+Fail closed: without working bubblewrap no learner code runs, unless an operator sets the
+development override GPU_WORKER_UNSAFE_NO_SANDBOX=1 (then rlimits and, where possible, a network
+namespace only, with a loud warning on every run).
+"""
 import functools
 import logging
 import os
@@ -7,30 +12,49 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gpu_worker.sandbox import cgroup, etc, seccomp
+
 log = logging.getLogger(__name__)
 
-LEVELS = ("bubblewrap", "rlimits+netns", "rlimits")
+UNSAFE_LEVELS = ("rlimits+netns", "rlimits")
+LEVELS = ("bubblewrap", *UNSAFE_LEVELS, "none")
+UNSAFE_OVERRIDE = "GPU_WORKER_UNSAFE_NO_SANDBOX"
+BWRAP_ENV = "GPU_WORKER_BWRAP"  # the bubblewrap binary (a name on PATH or a path); tests point it elsewhere
 SANDBOX_UID = 65534  # nobody
 HARNESS_DIR = Path(__file__).resolve().parent
 # Where harness files are bound read-only inside the (otherwise empty) sandbox root.
 MOUNT_ROOT = "/mnt/sandbox" if Path("/mnt").is_dir() and not Path("/mnt").is_symlink() else "/tmp/.sandbox"
 REPO_ROOT = HARNESS_DIR.parents[1]
 CLONE_NEWNET = 0x40000000
+# The interpreter as the sandbox sees it: the venv resolved, since a symlinked venv is bound by its target.
+PYTHON_PREFIX = Path(sys.prefix).resolve()
+PYTHON = str(PYTHON_PREFIX / "bin" / Path(sys.executable).name)
+
+
+def bwrap_binary() -> str:
+    return os.environ.get(BWRAP_ENV, "bwrap")
+
+
+def _probe_bwrap(binary: str) -> tuple[str | None, str]:
+    """(the usable bwrap path or None, why not), probed once per binary and PATH."""
+    return _probe_bwrap_on(binary, os.environ.get("PATH", ""))
 
 
 @functools.lru_cache(maxsize=None)
-def _probe_bwrap() -> bool:
-    bwrap = shutil.which("bwrap")
+def _probe_bwrap_on(binary: str, path: str) -> tuple[str | None, str]:
+    bwrap = shutil.which(binary, path=path)
     if not bwrap:
-        return False
+        return None, "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
     try:
         probe = subprocess.run([bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--dev", "/dev",
                                 "--proc", "/proc", "true"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return None, f"bubblewrap ({bwrap}) did not run: {error}"
     if probe.returncode != 0:
-        log.warning("bubblewrap present but unusable: %s", probe.stderr.decode(errors="replace").strip())
-    return probe.returncode == 0
+        detail = probe.stderr.decode(errors="replace").strip()[:300]
+        return None, (f"bubblewrap ({bwrap}) cannot create namespaces here ({detail}): allow user namespaces "
+                      "(sysctl user.max_user_namespaces > 0) or run the worker as docker-compose.yml does")
+    return bwrap, ""
 
 
 @functools.lru_cache(maxsize=None)
@@ -44,24 +68,38 @@ def _probe_netns() -> bool:
         return False
 
 
+def unsafe_override() -> bool:
+    return os.environ.get(UNSAFE_OVERRIDE) == "1"
+
+
 def sandbox_level() -> str:
-    """The isolation this host gives learner code; GPU_WORKER_SANDBOX may force a weaker one."""
-    forced = os.environ.get("GPU_WORKER_SANDBOX", "")
-    if forced:
-        if forced not in LEVELS:
-            raise ValueError(f"GPU_WORKER_SANDBOX must be one of {LEVELS}, got {forced!r}")
-        return forced
-    if _probe_bwrap():
+    """"bubblewrap"; else "none" (nothing runs); an unsafe level only under the explicit override."""
+    if _probe_bwrap(bwrap_binary())[0]:
         return "bubblewrap"
-    level = "rlimits+netns" if _probe_netns() else "rlimits"
-    log.warning("bubblewrap unavailable: learner code runs with %s only", level)
-    return level
+    if not unsafe_override():
+        return "none"
+    return "rlimits+netns" if _probe_netns() else "rlimits"
+
+
+def sandbox_status() -> dict:
+    """Whether learner code can run here, how it is isolated, and what an operator should do if not.
+
+    `run_bound`: "cgroup" when the kernel caps each run's total memory and processes, "rlimit" when
+    only per-process limits (and a memory poller) do."""
+    reason = _probe_bwrap(bwrap_binary())[1]
+    level = sandbox_level()
+    status = {"ok": level != "none", "level": level, "reason": reason, "run_bound": cgroup.describe(),
+              "seccomp": level == "bubblewrap" and seccomp.supported(), "unsafe": level in UNSAFE_LEVELS}
+    if status["unsafe"]:
+        status["reason"] = (f"UNSAFE development mode ({UNSAFE_OVERRIDE}=1): learner code runs without namespace "
+                            f"isolation because {reason}")
+    return status
 
 
 def sandbox_env(extra: dict | None = None) -> dict:
     """The whole environment learner code gets: what Python and torch need, no secrets."""
     env = {
-        "PATH": f"{Path(sys.prefix) / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"{PYTHON_PREFIX / 'bin'}:/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
         "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
@@ -74,7 +112,7 @@ def sandbox_env(extra: dict | None = None) -> dict:
     return env
 
 
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # /etc: see etc.py
 
 
 def _system_binds() -> list[str]:
@@ -87,7 +125,7 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(path), name]
         elif path.is_dir():
             args += ["--ro-bind", name, name]
-    return args + ["--ro-bind-try", "/sys", "/sys"]
+    return args + etc.bwrap_args() + ["--ro-bind-try", "/sys", "/sys"]
 
 
 def _traversable_parents(path: Path) -> list[str]:
@@ -99,15 +137,17 @@ def _traversable_parents(path: Path) -> list[str]:
     return args
 
 
-def bwrap_command(argv: list[str], limits, env: dict, file_binds: dict[str, str]) -> list[str]:
-    """bwrap argv: an empty root with the system dirs and Python read-only, private /tmp, no network, uid nobody."""
-    cmd = ["bwrap", *_system_binds()]
+def bwrap_command(argv: list[str], limits, env: dict, file_binds: dict[str, str],
+                  seccomp_fd: int | None = None) -> list[str]:
+    """bwrap argv: an empty root with the system dirs and Python read-only, private /tmp, no network, uid nobody;
+    with `seccomp_fd` (passed to the child) the filter of seccomp.py applies to everything inside."""
+    cmd = [_probe_bwrap(bwrap_binary())[0] or bwrap_binary(), *_system_binds()]
     cmd += ["--dev", "/dev", "--proc", "/proc",
             "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
             "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm",
             "--perms", "1777", "--size", str(16 * 1024 * 1024), "--tmpfs", "/var/tmp"]
     # Python itself (the base install and the venv), bound after /tmp so a checkout in /tmp works too.
-    for needed in sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}, key=lambda p: len(p.parts)):
+    for needed in sorted({Path(sys.base_prefix).resolve(), PYTHON_PREFIX}, key=lambda p: len(p.parts)):
         if not any(str(needed).startswith(f"{name}/") for name in SYSTEM_DIRS):
             cmd += _traversable_parents(needed) + ["--ro-bind", str(needed), str(needed)]
     for device in sorted(Path("/dev").glob("nvidia*")):  # GPU hosts: device nodes only
@@ -121,6 +161,8 @@ def bwrap_command(argv: list[str], limits, env: dict, file_binds: dict[str, str]
         cmd += ["--ro-bind", source, target]
     cmd += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--clearenv", "--chdir", "/tmp", "--hostname", "localhost"]
+    if seccomp_fd is not None:
+        cmd += ["--seccomp", str(seccomp_fd)]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
     if os.geteuid() == 0:  # root: drop to a real unprivileged uid so RLIMIT_NPROC and file modes apply
@@ -145,14 +187,3 @@ def drop_privileges_in_child(with_netns: bool, drop_uid: bool) -> None:
         os.setgid(SANDBOX_UID)
         os.setuid(SANDBOX_UID)
 
-
-def sandbox_status() -> dict:
-    """{"ok", "level", "reason"}: whether this host can run learner code in namespaces (bubblewrap)."""
-    try:
-        level = sandbox_level()
-    except ValueError as error:
-        return {"ok": False, "level": "unknown", "reason": str(error)}
-    if level == "bubblewrap":
-        return {"ok": True, "level": level, "reason": ""}
-    return {"ok": False, "level": level,
-            "reason": "bubblewrap is missing or cannot create namespaces here, so learner code cannot be isolated"}

@@ -1,4 +1,5 @@
-"""Starts learner code in the sandbox, drains its output with a cap, and kills it on a deadline."""
+"""Starts learner code in the sandbox (its own cgroup, seccomp filter), drains its output with a cap,
+and kills it on a deadline or when the run as a whole goes over its memory."""
 import logging
 import os
 import resource
@@ -10,8 +11,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_worker.sandbox import isolation
+from gpu_worker.sandbox import cgroup, isolation, seccomp
 from gpu_worker.sandbox.limits import Limits
+from gpu_worker.sandbox.watch import RunWatch, kill_tree
 
 log = logging.getLogger(__name__)
 CHUNK = 65536
@@ -57,21 +59,29 @@ class SandboxProcess:
         self.started_at = 0.0
         self.killed_for_time = False
         self._proc = None
+        self._run_group = None
+        self._watch = None
+        self._seccomp_fd = None
         self.gpu_host = any(Path("/dev").glob("nvidia[0-9]*"))
 
     @property
     def deadline(self) -> float:
         return self.started_at + self.limits.wall_s
 
+    @property
+    def out_of_memory(self) -> bool:
+        """Whether the run (all its processes together) went over `limits.run_memory_bytes` and was ended."""
+        return self._watch is not None and self._watch.ended_for_memory()
+
     def _command(self, to_child: int, from_child: int) -> list[str]:
-        python = str(Path(sys.prefix) / "bin" / "python")
+        python = isolation.PYTHON
         if self.level == "bubblewrap":
             root = isolation.MOUNT_ROOT
             binds = {str(isolation.HARNESS_DIR / name): f"{root}/{name}" for name in ("harness.py", "channel.py")}
             binds.update({str(source): f"{root}/lib/{target}" for target, source in self.file_binds.items()})
             harness = [f"{root}/harness.py", str(to_child), str(from_child), *self.harness_args]
             return isolation.bwrap_command([python, "-E", "-s", "-B", "-u", *(self.python_args or harness)],
-                                           self.limits, self.env, binds)
+                                           self.limits, self.env, binds, self._seccomp_fd)
         harness = [str(isolation.HARNESS_DIR / "harness.py"), str(to_child), str(from_child), *self.harness_args]
         return [python, "-E", "-s", "-B", "-u", *(self.python_args or harness)]  # file_binds: see python_path()
 
@@ -83,6 +93,8 @@ class SandboxProcess:
         return sorted(root.rstrip("/") for root in roots)
 
     def _preexec(self) -> None:
+        if self._run_group is not None:
+            self._run_group.enter()  # before exec, so bubblewrap and all it starts are inside
         limits = self.limits
         cpu = int(limits.cpu_s)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -98,22 +110,38 @@ class SandboxProcess:
 
     def start(self) -> tuple[int, int]:
         """Start the run; returns (write fd to the harness, read fd from the harness)."""
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
+        if self.level == "none":
+            raise SandboxUnavailable(isolation.sandbox_status()["reason"])
+        if self.level not in isolation.LEVELS or (self.level != "bubblewrap" and not isolation.unsafe_override()):
+            raise SandboxUnavailable(f"sandbox level {self.level!r} needs {isolation.UNSAFE_OVERRIDE}=1; refusing")
         if self.level != "bubblewrap":
-            log.warning("running learner code with sandbox level %s", self.level)
+            log.warning("UNSAFE: %s=1, so learner code runs WITHOUT namespace isolation (level %s); "
+                        "never do this with code you did not write", isolation.UNSAFE_OVERRIDE, self.level)
             # as root we must become nobody, and nobody must reach the interpreter and the harness
             reachable = _world_can_reach(Path(sys.executable)) and _world_can_reach(isolation.HARNESS_DIR)
             if os.geteuid() == 0 and not reachable:
                 raise SandboxUnavailable("without bubblewrap, learner code would run as root (the interpreter is "
                                          "not reachable by uid nobody); refusing")
+        self._run_group = self._make_run_group()
+        self._seccomp_fd = seccomp.program_fd() if self.level == "bubblewrap" and seccomp.supported() else None
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        passed = (to_child_r, from_child_w) + ((self._seccomp_fd,) if self._seccomp_fd is not None else ())
         self.started_at = time.monotonic()
-        self._proc = subprocess.Popen(
-            self._command(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, pass_fds=(to_child_r, from_child_w), env=self.env,
-            cwd="/tmp", start_new_session=True, preexec_fn=self._preexec)
-        os.close(to_child_r)
-        os.close(from_child_w)
+        try:
+            self._proc = subprocess.Popen(
+                self._command(to_child_r, from_child_w), stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=passed, env=self.env,
+                cwd="/tmp", start_new_session=True, preexec_fn=self._preexec)
+        except BaseException:
+            for fd in (to_child_w, from_child_r):
+                os.close(fd)
+            self._remove_run_group()
+            raise
+        finally:
+            for fd in passed:
+                os.close(fd)
+        self._watch = RunWatch(self._proc.pid, self._run_group, self.limits.run_memory_bytes, self.kill)
         self._reader = threading.Thread(target=self._drain, daemon=True)
         self._reader.start()
         return to_child_w, from_child_r
@@ -130,10 +158,25 @@ class SandboxProcess:
     def poll(self) -> int | None:
         return self._proc.poll()
 
+    def _make_run_group(self):
+        try:
+            return cgroup.create(self.limits.run_memory_bytes, self.limits.run_pids)
+        except OSError as error:  # the host offered cgroups at start-up: say so, bound the run by the poller
+            log.error("could not create a run cgroup (%s); this run is bounded by rlimits and a poller", error)
+            return None
+
+    def _remove_run_group(self) -> None:
+        if self._run_group is not None:
+            self._run_group.remove()
+            self._run_group = None
+
     def kill(self) -> None:
-        """Kill the whole process group; with bubblewrap the pid namespace dies with it."""
+        """Kill the run: its cgroup (everything it started), else its process group and process tree."""
+        if self._run_group is not None:
+            self._run_group.kill_all()
         if self._proc is None or self._proc.poll() is not None:
             return
+        kill_tree(self._proc.pid)
         try:
             os.killpg(self._proc.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -148,7 +191,10 @@ class SandboxProcess:
             self.killed_for_time = True
             self.kill()
             self._proc.wait()
+        self._watch.check()  # an OOM kill in the last moments still counts
+        self._watch.stop()
         self.kill()  # leftovers in the group (fallback levels)
+        self._remove_run_group()
         self._reader.join(timeout=5)
         self._proc.stdout.close()
         return Exit(self._proc.returncode, self.killed_for_time, time.monotonic() - self.started_at)

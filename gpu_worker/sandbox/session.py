@@ -96,6 +96,9 @@ class LearnerSession:
                                fatal=True) from None
         except (channel.ChannelError, OSError) as error:
             raise self._died(error) from None
+        if self.process.out_of_memory:  # a child went over the run's memory: the run is over, whatever came back
+            self.close()
+            raise self._run_memory_error()
         if not answer.get("ok"):
             error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
             kind = error.get("kind")
@@ -118,6 +121,8 @@ class LearnerSession:
             return LearnerError("runtime_error", f"the program broke the harness protocol: {error}", True)
         self.close()
         exit = self.exit
+        if self.process.out_of_memory:
+            return self._run_memory_error()
         if exit.killed_for_time:
             return LearnerError("time_limit", f"killed after the {self.limits.wall_s:g} s wall-clock limit", True)
         code = exit.returncode
@@ -137,6 +142,11 @@ class LearnerSession:
             return LearnerError("runtime_error", f"the program crashed ({name})", True)
         return LearnerError("runtime_error", f"the program exited (code {exit.returncode}) before answering; "
                                              "do not call exit() or os._exit()", True)
+
+    def _run_memory_error(self) -> LearnerError:
+        limit = self.limits.run_memory_bytes >> 20
+        return LearnerError("memory_limit", f"out of memory: the program and every process it started may use "
+                                            f"{limit} MiB together, and went over", fatal=True)
 
 
 def _decode(value, tensors: dict):

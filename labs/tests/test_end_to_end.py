@@ -30,6 +30,7 @@ def wait_until_done(submission: Submission, timeout: float = 90) -> Submission:
     raise AssertionError(f"submission {submission.pk} still {submission.status} after {timeout} s")
 
 
+@pytest.mark.sandbox
 @pytest.mark.browser
 def test_submit_from_the_page_shows_verdict_and_plot_in_the_panel(redis_url, local_worker, live_server, page, learner):
     LabFactory()
@@ -59,6 +60,7 @@ def test_submit_from_the_page_shows_verdict_and_plot_in_the_panel(redis_url, loc
     assert (submission.status, submission.verdict, submission.score) == ("done", "accepted", 1.0)
 
 
+@pytest.mark.sandbox
 def test_the_same_result_delivered_twice_is_ingested_once(redis_url, local_worker, learner):
     lab = LabFactory()
     submission = wait_until_done(submission_create(learner=learner, lab=lab, mode="submit", source=REFERENCE))
@@ -97,6 +99,7 @@ def _wait_for_log(log: Path, words: str, timeout: float = 60) -> None:
     raise AssertionError(f"{words!r} never appeared in {log}:\n{log.read_text()[-2000:]}")
 
 
+@pytest.mark.sandbox
 def test_a_worker_killed_mid_run_loses_no_submission(redis_url, local_worker, learner, tmp_path, settings):
     settings.LABS = {**settings.LABS, "REAP_MARGIN_S": 1.0}
     lab = LabFactory(limits={"wall_s": 2})  # the web side's idea of the limit, for the reaper

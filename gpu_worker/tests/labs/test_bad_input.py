@@ -1,4 +1,5 @@
 """Bad submissions: empty, too large, syntax errors, missing functions, non-UTF-8 bytes."""
+import pytest
 
 
 def test_empty_source_is_rejected(grade):
@@ -18,6 +19,7 @@ def test_syntax_error_is_compile_error_with_the_line(grade):
     assert "line 2" in result["message"]
 
 
+@pytest.mark.sandbox
 def test_missing_function_is_rejected_naming_it(grade, fixture_source):
     source = fixture_source("kv-sizing", "reference").replace("def max_concurrent_seqs", "def max_seqs")
     result = grade("kv-sizing", source)

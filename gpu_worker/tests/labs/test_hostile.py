@@ -1,4 +1,5 @@
 """Hostile code gets the right verdict, harms nothing, and the next run works normally."""
+import os
 import socket
 import subprocess
 import threading
@@ -6,21 +7,27 @@ from pathlib import Path
 
 import pytest
 
-from gpu_worker.sandbox import sandbox_level
+from gpu_worker.sandbox import cgroup, sandbox_level
 from gpu_worker.sandbox.isolation import REPO_ROOT, SANDBOX_UID
+from gpu_worker.sandbox.watch import descendants
 
-
+pytestmark = pytest.mark.sandbox
 SHORT = {"wall_s": 4.0, "cpu_s": 3}  # hostile code must not hold the shared cores for long
+MIB = 1024**2
 needs_bwrap = pytest.mark.skipif(sandbox_level() != "bubblewrap", reason="needs bubblewrap")
 
 
 def sandbox_processes() -> list[str]:
+    """Processes of uid nobody started from this test process (other checkouts' runs may share the host).
+    A run cannot leave the tree: bubblewrap's pid namespace dies with it, and a cgroup run is checked too."""
     found = subprocess.run(["ps", "-u", str(SANDBOX_UID), "-o", "pid=,comm="], capture_output=True, text=True)
-    return found.stdout.split()
+    ours = set(descendants(os.getpid()))
+    return [line for line in found.stdout.splitlines() if int(line.split()[0]) in ours]
 
 
 @pytest.fixture
 def hostile(grade, fixture_source):
+    cgroups_before = set(run_cgroups())  # a worker killed by another test may have left one
     def run(name: str, replace: dict | None = None, **limits) -> dict:
         source = fixture_source("hostile", name)
         for old, new in (replace or {}).items():
@@ -30,6 +37,15 @@ def hostile(grade, fixture_source):
     # the worker serves the next run normally and nothing of the hostile run is left
     assert grade("kv-sizing", fixture_source("kv-sizing", "reference"))["verdict"] == "accepted"
     assert sandbox_processes() == []
+    assert set(run_cgroups()) <= cgroups_before
+
+
+def run_cgroups() -> list[str]:
+    found = cgroup.hierarchy()
+    if found is None:
+        return []
+    parents = {found.memory_parent, found.pids_parent}
+    return [str(path) for parent in parents for path in parent.glob(f"{cgroup.RUN_PREFIX}*")]
 
 
 @pytest.mark.parametrize("name, verdict", [
@@ -81,7 +97,8 @@ def _accept(server):
 @pytest.mark.parametrize("target", ["/etc/pwned-by-learner", str(REPO_ROOT / "pwned-by-learner")])
 def test_writing_outside_tmp_fails(hostile, target):
     result = hostile("write_outside_tmp", {"/etc/pwned-by-learner": target})
-    assert result["verdict"] == "runtime_error" and ("Read-only" in result["message"] or "denied" in result["message"])
+    refusals = ("Read-only", "denied", "No such file")  # the repo is not even in the sandbox unless the venv is
+    assert result["verdict"] == "runtime_error" and any(words in result["message"] for words in refusals)
     assert not Path(target).exists()
 
 
@@ -123,3 +140,83 @@ def test_a_harness_that_stops_reading_cannot_hang_the_grader(fixture_source):
         session.call("kv_bytes_per_token", "x" * 2_000_000, 2)  # far more than a pipe buffer holds
     assert failure.value.verdict == "time_limit" and failure.value.fatal
     assert time.monotonic() - started < 8
+
+
+@pytest.mark.parametrize("bound", ["cgroup", "rlimit"])
+def test_children_together_over_the_run_memory_end_memory_limit(hostile, monkeypatch, bound):
+    """Each child stays under the per-process limit; together they pass the run's: the run ends, nothing is left."""
+    if bound == "rlimit":
+        monkeypatch.setenv("GPU_WORKER_NO_CGROUPS", "1")
+    elif cgroup.hierarchy() is None:
+        pytest.skip("this host offers no cgroup for runs")
+    result = hostile("fork_memory_fanout", run_memory_bytes=256 * MIB, wall_s=10.0)
+    assert result["verdict"] == "memory_limit", result["message"]
+    assert "256 MiB" in result["message"] and result["score"] < 0.5
+
+
+@pytest.mark.skipif(cgroup.hierarchy() is None, reason="this host offers no cgroup for runs")
+def test_the_run_process_count_is_capped_by_its_cgroup(grade):
+    cgroups_before = set(run_cgroups())
+    probe = ("import os, time\n"
+             "started = 0\n"
+             "while started < 200:\n"
+             "    try:\n"
+             "        if os.fork() == 0:\n"
+             "            time.sleep(3); os._exit(0)\n"
+             "        started += 1\n"
+             "    except OSError:\n"
+             "        break\n"
+             "print('STARTED', started)\n"
+             "def kv_bytes_per_token(c, d): return 0\n"
+             "def num_gpu_blocks(*a): return 0\n"
+             "def max_concurrent_seqs(*a): return 0\n")
+    stdout = grade("kv-sizing", probe, mode="run", limits={**SHORT, "run_pids": 40})["stdout"]
+    started = int(stdout.split("STARTED ")[1].split()[0])
+    assert 0 < started < 40, stdout
+    assert sandbox_processes() == [] and set(run_cgroups()) <= cgroups_before
+
+
+@needs_bwrap
+def test_seccomp_refuses_what_learner_code_never_needs_and_etc_is_minimal(grade):
+    probe = ("import ctypes, os, threading\n"
+             "libc = ctypes.CDLL(None, use_errno=True)\n"
+             "for name, call in [('unshare', lambda: libc.unshare(0x10000000)),\n"
+             "                   ('ptrace', lambda: libc.ptrace(0, 0, 0, 0)),\n"
+             "                   ('personality', lambda: libc.personality(0x0040000))]:\n"
+             "    ctypes.set_errno(0)\n"
+             "    print('CALL', name, call(), ctypes.get_errno())\n"
+             "worker = threading.Thread(target=print, args=('THREAD ok',)); worker.start(); worker.join()\n"
+             "pid = os.fork()\n"
+             "if pid == 0: os._exit(3)\n"
+             "print('FORK', os.waitpid(pid, 0)[1] >> 8)\n"
+             "print('ETC', sorted(os.listdir('/etc')))\n"
+             "print('USERS', [line.split(':')[0] for line in open('/etc/passwd')])\n"
+             "def kv_bytes_per_token(c, d): return 0\n"
+             "def num_gpu_blocks(*a): return 0\n"
+             "def max_concurrent_seqs(*a): return 0\n")
+    stdout = grade("kv-sizing", probe, mode="run")["stdout"]
+    for name in ("unshare", "ptrace", "personality"):
+        assert f"CALL {name} -1 1" in stdout, stdout  # EPERM, though uid nobody could unshare a user ns
+    assert "THREAD ok" in stdout and "FORK 3" in stdout
+    listed = eval(stdout.split("ETC ")[1].splitlines()[0])  # noqa: S307 - our own probe's output
+    assert "shadow" not in listed and "ssh" not in listed and {"passwd", "hosts", "ld.so.cache"} <= set(listed)
+    assert "USERS ['root', 'nobody']" in stdout
+
+
+@pytest.mark.skipif(cgroup.hierarchy() is None, reason="this host offers no cgroup for runs")
+def test_a_run_cgroup_left_by_a_killed_worker_is_swept_but_a_young_one_is_kept(monkeypatch):
+    import time
+    import uuid
+    parent = cgroup.hierarchy().pids_parent
+    stale, young = (parent / f"{cgroup.RUN_PREFIX}test-{uuid.uuid4().hex[:8]}" for _ in range(2))
+    stale.mkdir()
+    young.mkdir()
+    try:
+        os.utime(stale, (time.time() - 2 * cgroup.STALE_S,) * 2)
+        monkeypatch.setattr(cgroup, "_last_sweep", [0.0])
+        cgroup.create(256 * MIB, 16).remove()
+        assert not stale.exists() and young.exists()
+    finally:
+        for folder in (stale, young):
+            if folder.exists():
+                folder.rmdir()

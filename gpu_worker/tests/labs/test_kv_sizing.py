@@ -5,6 +5,7 @@ from gpu_worker.engine import sizing
 from gpu_worker.graders import kv_sizing
 
 
+@pytest.mark.sandbox
 def test_reference_accepted_with_full_score_and_plot(grade, fixture_source):
     result = grade("kv-sizing", fixture_source("kv-sizing", "reference"))
     assert result["verdict"] == "accepted", result["message"]
@@ -17,6 +18,7 @@ def test_reference_accepted_with_full_score_and_plot(grade, fixture_source):
     assert result["worker"]["sandbox"] in ("bubblewrap", "rlimits+netns", "rlimits")
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("name, failing_test", [
     ("wrong_no_factor_two", "kv-llama3-8b-fp16"),
     ("wrong_ignores_kv_heads", "kv-llama3-8b-fp16"),
@@ -32,12 +34,14 @@ def test_wrong_solutions_get_wrong_answer(grade, fixture_source, name, failing_t
     assert all(t["message"] == "" for t in result["tests"] if t["visibility"] == "hidden")
 
 
+@pytest.mark.sandbox
 def test_run_mode_runs_public_tests_only_without_score(grade, fixture_source):
     result = grade("kv-sizing", fixture_source("kv-sizing", "reference"), mode="run")
     assert result["verdict"] == "accepted" and result["score"] is None
     assert {t["visibility"] for t in result["tests"]} == {"public"}
 
 
+@pytest.mark.sandbox
 def test_exception_in_learner_code_is_runtime_error_with_traceback(grade, fixture_source):
     result = grade("kv-sizing", fixture_source("kv-sizing", "crashes"))
     assert result["verdict"] == "runtime_error"

@@ -30,6 +30,7 @@ def test_lab_folder_matches_its_grader(slug):
     assert (folder / "statement.md").read_text().startswith("# ")
 
 
+@pytest.mark.sandbox
 def test_starter_code_runs_and_is_not_accepted(grade):
     result = grade("kv-sizing", (CONTENT / "kv-sizing" / "starter.py").read_text(), mode="run")
     assert result["verdict"] == "runtime_error" and "NotImplementedError" in result["message"]

@@ -8,6 +8,7 @@ from gpu_worker.engine.attention import paged_attention_decode
 from gpu_worker.graders import paged_inputs
 
 
+@pytest.mark.sandbox
 def test_reference_accepted_with_engine_check_timing_and_plots(grade, fixture_source):
     result = grade("paged-attention", fixture_source("paged-attention", "reference"))
     assert result["verdict"] == "accepted", result["message"]
@@ -19,6 +20,7 @@ def test_reference_accepted_with_engine_check_timing_and_plots(grade, fixture_so
                                                     "KV memory: paged blocks vs contiguous reservation"}
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("name, verdict, failing", [
     ("wrong_gqa_head_mapping", "wrong_answer", "gqa4-shuffled-tables"),
     ("wrong_unmasked_tail", "wrong_answer", "mha-one-block"),
@@ -44,6 +46,7 @@ def test_cases_poison_what_must_not_be_read():
     assert {c.group for c in hidden} == {1, 4, 8} and {c.block_size for c in hidden} == {8, 16, 32}
 
 
+@pytest.mark.sandbox
 @pytest.mark.gpu
 def test_reference_accepted_on_cuda_with_half_precision_cases(grade, fixture_source):
     result = grade("paged-attention", fixture_source("paged-attention", "reference"))
@@ -53,6 +56,7 @@ def test_reference_accepted_on_cuda_with_half_precision_cases(grade, fixture_sou
     assert {"hidden-gqa4-bs16-float16", "hidden-gqa4-bs16-bfloat16"} <= names
 
 
+@pytest.mark.sandbox
 @pytest.mark.slow
 def test_triton_kernel_runs_under_the_cpu_interpreter(grade):
     from pathlib import Path

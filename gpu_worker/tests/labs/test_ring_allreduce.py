@@ -4,6 +4,7 @@ import pytest
 from gpu_worker.graders import ring_allreduce
 
 
+@pytest.mark.sandbox
 def test_reference_accepted_with_bandwidth_table_and_plot(grade, fixture_source):
     result = grade("ring-allreduce", fixture_source("ring-allreduce", "reference"))
     assert result["verdict"] == "accepted", result["message"]
@@ -16,6 +17,7 @@ def test_reference_accepted_with_bandwidth_table_and_plot(grade, fixture_source)
     assert result["plots"][0]["title"] == "All-reduce bus bandwidth, 4 ranks"
 
 
+@pytest.mark.sandbox
 def test_library_collective_is_rejected_before_running(grade, fixture_source):
     result = grade("ring-allreduce", fixture_source("ring-allreduce", "wrong_uses_library"))
     assert result["verdict"] == "rejected" and "all_reduce" in result["message"]
@@ -28,6 +30,7 @@ def test_bytes_bound_is_about_two_n_minus_one_over_n():
     assert ring_allreduce.library_calls("def ring_all_reduce(t, comm):\n    comm.send(t, 1)\n") == []
 
 
+@pytest.mark.sandbox
 @pytest.mark.slow
 @pytest.mark.parametrize("name, verdict, words", [
     ("wrong_naive_exchange", "wrong_answer", "bytes"),

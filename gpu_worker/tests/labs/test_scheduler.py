@@ -5,6 +5,7 @@ from gpu_worker.engine.policy import reference_policy
 from gpu_worker.engine.replay import make_trace, replay, static_batching_replay
 
 
+@pytest.mark.sandbox
 def test_reference_accepted_with_metrics_and_plots(grade, fixture_source):
     result = grade("scheduler", fixture_source("scheduler", "reference"))
     assert result["verdict"] == "accepted", result["message"]
@@ -20,6 +21,7 @@ def test_reference_accepted_with_metrics_and_plots(grade, fixture_source):
     assert any("KV blocks per step" in t for t in titles) and any("timeline" in t for t in titles)
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("name, verdict, words", [
     ("wrong_ignores_blocks", "wrong_answer", "rule 'out-of-blocks'"),
     ("wrong_over_budget", "wrong_answer", "rule 'max-num-batched-tokens'"),
@@ -31,6 +33,7 @@ def test_wrong_policies(grade, fixture_source, name, verdict, words):
     assert words in result["message"] and "step" in result["message"]
 
 
+@pytest.mark.sandbox
 def test_valid_but_slow_policy_is_accepted_with_partial_score(grade, fixture_source):
     result = grade("scheduler", fixture_source("scheduler", "slow_one_at_a_time"))
     assert result["verdict"] == "accepted"
