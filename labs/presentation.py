@@ -35,6 +35,7 @@ METRICS = {
 }
 SUFFIXES = (("_ms", "ms"), ("_us", "µs"), ("_s", "s"), ("_bytes", "B"), ("_gbps", "GB/s"), ("_pct", "%"),
             ("_ratio", "×"))
+PLURALS = {"steps": "step", "blocks": "block", "sequences": "sequence", "tokens": "token"}
 FOLD_AFTER = 2  # nested tables beyond this many start folded
 
 
@@ -63,7 +64,11 @@ def number(value, unit: str = "") -> str:
         text = f"{value:,}"
     if not unit:
         return text
-    return f"{text}{unit}" if unit in ("×", "%") else f"{text} {unit}"
+    if unit in ("×", "%"):
+        return f"{text}{unit}"
+    if value == 1 and unit in PLURALS:
+        unit = PLURALS[unit]
+    return f"{text} {unit}"
 
 
 def label_of(name: str) -> tuple[str, str, str]:

@@ -37,6 +37,7 @@ def test_measurements_carry_units_and_which_way_is_better():
     assert rows["sandbox start"] == ("1.23 s", "")
     assert rows["your median latency"] == ("3.21 ms", "lower is better")
     assert rows["device"] == ("cpu", "") and rows["weird thing"] == ("12", "")
+    assert presentation.number(1, "steps") == "1 step" and presentation.number(60, "steps") == "60 steps"
 
 
 def test_bandwidth_is_an_nccl_tests_table_not_a_list_of_dicts():
