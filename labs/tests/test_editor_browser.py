@@ -94,3 +94,35 @@ def test_loading_a_past_submission_fills_the_editor(lab_page, learner):
     assert page.url == page.url_of_lab  # loaded in place, not by a page load
     page.reload()
     expect(page.locator(".cm-content")).to_contain_text("return 'v1'")
+
+
+def test_load_into_editor_from_a_submission_page(lab_page, learner):
+    page = lab_page
+    sent = SubmissionFactory(learner=learner, lab=LabFactory(), mode="run", status="done", verdict="runtime_error",
+                             source="def kv_bytes_per_token(config, dtype_bytes):\n    return 'from the result'\n")
+    page.goto(page.url_of_lab.replace("/labs/kv-sizing/", f"/labs/submissions/{sent.pk}/"))
+    expect(page.locator("#verdict")).to_have_text("Runtime error")
+    expect(page.locator(".lab-sent pre")).to_contain_text("return 'from the result'")  # the code, read-only
+    page.get_by_role("link", name="Load into editor").click()
+    expect(page.locator(".cm-content")).to_contain_text("return 'from the result'")
+    expect(page.locator("#draft-status")).to_contain_text("Saved")  # loaded code becomes the draft
+    page.goto(page.url_of_lab)
+    expect(page.locator(".cm-content")).to_contain_text("return 'from the result'")
+
+
+def test_without_javascript_run_still_goes_to_the_submission_page(browser, live_server, learner):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    client = Client()
+    client.force_login(learner)
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    page = context.new_page()
+    lab = LabFactory()
+    page.goto(f"{live_server.url}{lab.get_absolute_url()}")
+    page.locator("textarea#source").fill("def kv_bytes_per_token(config, dtype_bytes):\n    return 3\n")
+    page.get_by_role("button", name="Run").click()
+    submission = Submission.objects.get(learner=learner)
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Run #{submission.pk}")
+    expect(page.locator(".lab-sent pre")).to_contain_text("return 3")
+    page.goto(f"{live_server.url}{lab.get_absolute_url()}")
+    expect(page.locator("textarea#source")).to_have_value("def kv_bytes_per_token(config, dtype_bytes):\n    return 3\n")
+    context.close()
