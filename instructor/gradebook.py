@@ -2,7 +2,6 @@
 
 The matrix, the learner page and the CSV export all read these numbers, so they cannot disagree.
 """
-import math
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -14,13 +13,8 @@ MODULE_MAX = 100.0  # module overrides are a mastery percentage
 
 
 def late_penalty_pct(submitted_at: datetime, policy: LabPolicy | None) -> float:
-    """Percent taken off: per started day after the due date, capped at 100; 100 after the late due date."""
-    if policy is None or policy.due_at is None or submitted_at <= policy.due_at:
-        return 0.0
-    if policy.late_due_at is not None and submitted_at > policy.late_due_at:
-        return 100.0
-    days = math.ceil((submitted_at - policy.due_at).total_seconds() / 86400)
-    return min(100.0, days * policy.percent_per_day)
+    """Percent taken off (the rule lives in labs, so learners see the figure this gradebook uses)."""
+    return sources.late_penalty_pct(submitted_at, policy)
 
 
 @dataclass
@@ -79,33 +73,8 @@ class Gradebook:
         return targets
 
 
-def _counted_submits(rows: list[dict]) -> list[dict]:
-    """One row per original submission: its newest finished regrade's score, dated when the learner submitted."""
-    originals = {row["id"]: row for row in rows if row["regrade_of_id"] is None}
-    missing = {row["regrade_of_id"] for row in rows if row["regrade_of_id"]} - set(originals)
-    submitted_at = sources.regrade_origins(missing) if missing else {}
-    submitted_at.update({pk: row["created_at"] for pk, row in originals.items()})
-    counted: dict[int, dict] = {}
-    for row in sorted(rows, key=lambda r: (r["finished_at"], r["id"])):
-        root = row["regrade_of_id"] or row["id"]
-        if row["regrade_of_id"] or root not in counted:
-            counted[root] = {**row, "submitted_at": submitted_at.get(root, row["created_at"])}
-    return sorted(counted.values(), key=lambda row: (row["submitted_at"], row["id"]))
-
-
 def _lab_grades(rows: list[dict], policies: dict[str, LabPolicy]) -> dict[tuple[int, str], LabGrade]:
-    grades: dict[tuple[int, str], LabGrade] = {}
-    for row in _counted_submits(rows):
-        grade = grades.setdefault((row["learner_id"], row["lab__slug"]), LabGrade())
-        penalty = late_penalty_pct(row["submitted_at"], policies.get(row["lab__slug"]))
-        penalised = row["score"] * (1 - penalty / 100)
-        if grade.raw is None or row["score"] > grade.raw:
-            grade.raw = row["score"]
-        if grade.late_final is None or penalised > grade.late_final:
-            grade.late_final, grade.penalty_pct = penalised, penalty
-            grade.submission_id, grade.submitted_at = row["id"], row["submitted_at"]
-            grade.max_score = row["max_score"] or DEFAULT_LAB_MAX
-    return grades
+    return {key: LabGrade(**best) for key, best in sources.penalised_best(rows, policies).items()}
 
 
 def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> list[dict]:

@@ -68,6 +68,15 @@ def scored_submits(user_ids) -> list[dict]:
         "id", "learner_id", "lab__slug", "score", "max_score", "created_at", "finished_at", "regrade_of_id"))
 
 
+def late_penalty_pct(submitted_at: datetime, policy) -> float:
+    return labs.late_penalty_pct(submitted_at=submitted_at, policy=policy)
+
+
+def penalised_best(rows: list[dict], policies: dict) -> dict[tuple[int, str], dict]:
+    """{(learner_id, lab_slug): LabGrade fields}: the late rule applied submit by submit, in labs' selectors."""
+    return labs.penalised_best(rows, policies)
+
+
 def regrade_origins(submission_ids) -> dict[int, datetime]:
     """{id: created_at} of originals whose regrades are listed but which are not (1 query)."""
     return dict(Submission.objects.filter(pk__in=list(submission_ids)).values_list("id", "created_at"))

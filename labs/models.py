@@ -99,3 +99,18 @@ class Submission(models.Model):
         if self.finished_at is None:
             return None
         return (self.finished_at - self.created_at).total_seconds()
+
+
+class LabDraft(models.Model):
+    """The code a learner is writing for a lab, saved as they type so it follows them to any device."""
+
+    learner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_drafts")
+    lab = models.ForeignKey(Lab, on_delete=models.CASCADE, related_name="drafts")
+    source = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["learner", "lab"], name="labs_draft_once_per_lab")]
+
+    def __str__(self) -> str:
+        return f"draft of {self.lab_id} by {self.learner_id}"

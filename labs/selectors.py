@@ -2,7 +2,8 @@
 from django.db.models import Min, Q, QuerySet
 from django.utils import timezone
 
-from labs.models import Lab, Submission
+from instructor.models import LabPolicy, Membership, ScoreOverride
+from labs.models import Lab, LabDraft, Submission
 
 Status = Submission.Status
 
@@ -57,22 +58,12 @@ def best_scores(*, user_ids, lab_slugs=None) -> dict:
                     "finished_at"))
     if lab_slugs is not None:
         rows = rows.filter(lab__slug__in=list(lab_slugs))
-    rows = list(rows)
-    originals = {row["id"]: row for row in rows if row["regrade_of_id"] is None}
-    missing = {row["regrade_of_id"] for row in rows if row["regrade_of_id"]} - set(originals)
-    submitted_at = dict(Submission.objects.filter(pk__in=missing).values_list("id", "created_at"))
-    submitted_at.update({pk: row["created_at"] for pk, row in originals.items()})
-    counted: dict[int, dict] = {}  # original id -> the row whose score counts
-    for row in sorted(rows, key=lambda r: (r["finished_at"], r["id"])):
-        root = row["regrade_of_id"] or row["id"]
-        if row["regrade_of_id"] or root not in counted:
-            counted[root] = row
     best: dict = {}
-    for root, row in sorted(counted.items(), key=lambda item: submitted_at.get(item[0]) or item[1]["created_at"]):
+    for row in counted_submits(list(rows)):  # oldest first, so a tie keeps the earliest
         key = (row["learner_id"], row["lab__slug"])
         if key not in best or row["score"] > best[key]["score"]:
             best[key] = {"score": row["score"], "max_score": row["max_score"],
-                         "submitted_at": submitted_at.get(root, row["created_at"]), "submission_id": row["id"]}
+                         "submitted_at": row["submitted_at"], "submission_id": row["id"]}
     return best
 
 
@@ -153,3 +144,104 @@ def lab_overview(*, learner) -> list[dict]:
             status = "not started"
         overview.append({"lab": lab, "status": status, "best": score})
     return overview
+
+
+# --- the score that counts: one late rule for the gradebook and the learner's own pages ---------------
+
+def late_penalty_pct(*, submitted_at, policy) -> float:
+    """Percent taken off: per started day after the due date, capped at 100; 100 after the late due date.
+
+    `policy` is anything with due_at, late_due_at and percent_per_day (a cohort's LabPolicy), or None."""
+    if policy is None or policy.due_at is None or submitted_at <= policy.due_at:
+        return 0.0
+    if policy.late_due_at is not None and submitted_at > policy.late_due_at:
+        return 100.0
+    days = -(-(submitted_at - policy.due_at).total_seconds() // 86400)  # started days: the ceiling
+    return min(100.0, days * policy.percent_per_day)
+
+
+def counted_submits(rows: list[dict]) -> list[dict]:
+    """One row per original submission: its newest finished regrade's score, dated when the learner
+    submitted (`submitted_at`), oldest first. Rows are `values()` of finished, scored submits."""
+    originals = {row["id"]: row for row in rows if row["regrade_of_id"] is None}
+    missing = {row["regrade_of_id"] for row in rows if row["regrade_of_id"]} - set(originals)
+    submitted_at = dict(Submission.objects.filter(pk__in=missing).values_list("id", "created_at")) if missing else {}
+    submitted_at.update({pk: row["created_at"] for pk, row in originals.items()})
+    counted: dict[int, dict] = {}
+    for row in sorted(rows, key=lambda r: (r["finished_at"], r["id"])):
+        root = row["regrade_of_id"] or row["id"]
+        if row["regrade_of_id"] or root not in counted:
+            counted[root] = {**row, "submitted_at": submitted_at.get(root, row["created_at"])}
+    return sorted(counted.values(), key=lambda row: (row["submitted_at"], row["id"]))
+
+
+def penalised_best(rows: list[dict], policies: dict) -> dict[tuple[int, str], dict]:
+    """{(learner_id, lab_slug): {raw, late_final, penalty_pct, submission_id, submitted_at, max_score}}.
+
+    Each counted submit is judged on its own date, so an on-time 0.6 beats a late 1.0 at 50% a day;
+    `raw` is the best score before the late rule. The instructor gradebook reads these same figures."""
+    best: dict[tuple[int, str], dict] = {}
+    for row in counted_submits(rows):
+        key = (row["learner_id"], row["lab__slug"])
+        grade = best.setdefault(key, {"raw": None, "late_final": None, "penalty_pct": 0.0, "submission_id": None,
+                                      "submitted_at": None, "max_score": 1.0})
+        penalty = late_penalty_pct(submitted_at=row["submitted_at"], policy=policies.get(row["lab__slug"]))
+        penalised = row["score"] * (1 - penalty / 100)
+        if grade["raw"] is None or row["score"] > grade["raw"]:
+            grade["raw"] = row["score"]
+        if grade["late_final"] is None or penalised > grade["late_final"]:
+            grade.update(late_final=penalised, penalty_pct=penalty, submission_id=row["id"],
+                         submitted_at=row["submitted_at"], max_score=row["max_score"] or 1.0)
+    return best
+
+
+def scored_submit_rows(*, user_ids) -> list[dict]:
+    """Every finished, scored submit of these learners as the rows the late rule judges (1 query)."""
+    return list(Submission.objects.filter(learner_id__in=list(user_ids), mode=Submission.Mode.SUBMIT,
+                                          status=Status.DONE, score__isnull=False)
+                .values("id", "learner_id", "lab__slug", "score", "max_score", "created_at", "finished_at",
+                        "regrade_of_id"))
+
+
+def lab_standing(*, learner) -> dict[str, dict]:
+    """Per lab slug, what a learner sees of their grade: the due dates and late rule of the cohort they
+    joined last, and the score that counts, the same figure as the instructor gradebook's `final`."""
+    if not learner.is_authenticated:
+        return {}
+    membership = Membership.objects.filter(learner=learner).order_by("-joined_at", "-id").first()
+    policies = ({policy.lab_slug: policy for policy in LabPolicy.objects.filter(cohort_id=membership.cohort_id)}
+                if membership else {})
+    overrides = {}
+    if membership:
+        for override in ScoreOverride.objects.filter(cohort_id=membership.cohort_id, learner=learner,
+                                                     kind=ScoreOverride.Kind.LAB, undone_at__isnull=True
+                                                     ).order_by("created_at", "id"):
+            overrides[override.target_slug] = override  # newest wins, as in the gradebook
+    best = penalised_best(scored_submit_rows(user_ids=[learner.pk]), policies)
+    standing = {}
+    for slug in set(policies) | set(overrides) | {key[1] for key in best}:
+        grade, override = best.get((learner.pk, slug), {}), overrides.get(slug)
+        standing[slug] = {
+            "policy": policies.get(slug), "override": override, "raw": grade.get("raw"),
+            "penalty_pct": grade.get("penalty_pct", 0.0),
+            "final": override.score if override else grade.get("late_final"),
+            "max_score": override.max_score if override else grade.get("max_score", 1.0),
+        }
+    return standing
+
+
+def labs_for_learner(*, learner) -> list[dict]:
+    """The catalogue as `lab_overview` gives it, each item with its `standing` (deadline and counted score)."""
+    standing = lab_standing(learner=learner)
+    return [{**item, "standing": standing.get(item["lab"].slug)} for item in lab_overview(learner=learner)]
+
+
+# --- the editor: drafts and past submissions to load back -------------------------------------------
+
+def draft_for(*, learner, lab: Lab) -> LabDraft | None:
+    return LabDraft.objects.filter(learner=learner, lab=lab).first()
+
+
+def own_submission(*, learner, submission_id: int) -> Submission | None:
+    """A learner's own submission (with its source), None for anyone else's: loading code is for its author."""
+    return Submission.objects.select_related("lab").filter(learner=learner, pk=submission_id).first()

@@ -9,7 +9,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from labs.models import Lab, Submission
+from labs.models import Lab, LabDraft, Submission
 
 log = logging.getLogger(__name__)
 Status = Submission.Status
@@ -143,3 +143,23 @@ def _number(value) -> float | None:
 
 def _capped(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "\n... (output truncated)"
+
+
+def draft_save(*, learner, lab: Lab, source) -> LabDraft:
+    """Keep the editor's text for this learner and lab; SubmissionRefused (plain message) when it is not text
+    or is over the size limit. An empty draft is kept: the learner may have cleared the editor on purpose."""
+    if not isinstance(source, str):
+        raise SubmissionRefused("No code was sent.")
+    source = source.replace("\r\n", "\n")
+    if "\ufffd" in source or "\x00" in source:
+        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+    limit = settings.LABS["MAX_SOURCE_BYTES"]
+    size = len(source.encode("utf-8", errors="surrogatepass"))
+    if size > limit:
+        raise SubmissionRefused(f"Your code is {size:,} bytes; the limit is {limit // 1024} KB.")
+    try:
+        source.encode("utf-8")  # a lone surrogate would fail in the database instead
+    except UnicodeEncodeError:
+        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+    draft, _ = LabDraft.objects.update_or_create(learner=learner, lab=lab, defaults={"source": source})
+    return draft

@@ -8,5 +8,7 @@ app_name = "labs"
 urlpatterns = [
     path("", views.index, name="index"),
     path("submissions/<id:pk>/", views.submission, name="submission"),
+    path("submissions/<id:pk>/source/", views.submission_source, name="submission_source"),
+    path("<slug:slug>/draft/", views.draft, name="draft"),
     path("<slug:slug>/", views.detail, name="detail"),
 ]

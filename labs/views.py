@@ -1,39 +1,100 @@
 """Lab pages: the catalogue, a lab with its editor and history, and a submission's live result."""
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from accounts.roles import is_instructor
 from config.health import grading_status
 from labs import selectors
 from labs.models import Lab
-from labs.services import SubmissionRefused, submission_create
+from labs.services import SubmissionRefused, draft_save, submission_create
 
 
 def index(request):
-    return render(request, "labs/index.html", {"overview": selectors.lab_overview(learner=request.user)})
+    return render(request, "labs/index.html", {"overview": selectors.labs_for_learner(learner=request.user)})
 
 
 @require_http_methods(["GET", "POST"])
 def detail(request, slug):
     lab = get_object_or_404(Lab, slug=slug)
-    source, error = lab.starter_code, ""
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        source = request.POST.get("source", "")
-        try:
-            submission = submission_create(learner=request.user, lab=lab, mode=request.POST.get("mode", ""),
-                                           source=source)
-            return redirect(submission.get_absolute_url())
-        except SubmissionRefused as refused:
-            error = str(refused)
-    history = selectors.learner_history(learner=request.user, lab=lab) if request.user.is_authenticated else []
-    context = {"lab": lab, "source": source, "error": error, "history": history, "grading": grading_status(),
-               "show_reason": is_instructor(request.user)}
+        return _run(request, lab)
+    if request.htmx and request.GET.get("part") == "history" and request.user.is_authenticated:
+        history = selectors.learner_history(learner=request.user, lab=lab)
+        return render(request, "labs/detail.html#history", {"lab": lab, "history": history})
+    return _detail_page(request, lab, editor=_editor_source(request, lab))
+
+
+def _run(request, lab: Lab):
+    """Run or Submit: with htmx the result panel (it polls until done), else the submission page."""
+    source = request.POST.get("source", "")
+    try:
+        submission = submission_create(learner=request.user, lab=lab, mode=request.POST.get("mode", ""),
+                                       source=source)
+    except SubmissionRefused as refused:
+        if request.htmx:  # above the editor, leaving a result or a waiting run in the panel as it was
+            response = render(request, "labs/detail.html#run-error", {"error": str(refused)}, status=400)
+            response["HX-Retarget"], response["HX-Reswap"] = "#run-error-slot", "innerHTML"
+            return response
+        return _detail_page(request, lab, editor={"source": source, "source_is_draft": False}, error=str(refused))
+    draft_save(learner=request.user, lab=lab, source=submission.source)  # what was sent is the work to keep
+    if request.htmx:
+        context = {"submission": submission, "view": None, "ahead": selectors.runs_ahead_of(submission)}
+        return render(request, "labs/detail.html#result-panel", context)
+    return redirect(submission.get_absolute_url())
+
+
+def _editor_source(request, lab: Lab) -> dict:
+    """What the editor starts with: a past submission asked for by ?load=, else the saved draft, else the starter."""
+    if not request.user.is_authenticated:
+        return {"source": lab.starter_code, "source_is_draft": False}
+    load = request.GET.get("load", "")
+    if load.isdigit() and len(load) < 19:
+        loaded = selectors.own_submission(learner=request.user, submission_id=int(load))
+        if loaded is not None and loaded.lab_id == lab.pk:
+            return {"source": loaded.source, "source_is_draft": False, "loaded": loaded}
+    draft = selectors.draft_for(learner=request.user, lab=lab)
+    if draft is not None:
+        return {"source": draft.source, "source_is_draft": True}
+    return {"source": lab.starter_code, "source_is_draft": False}
+
+
+def _detail_page(request, lab: Lab, *, editor: dict, error: str = ""):
+    history = list(selectors.learner_history(learner=request.user, lab=lab)) if request.user.is_authenticated else []
+    waiting = history[0] if history and not history[0].is_done else None
+    context = {"lab": lab, "error": error, "history": history, **editor,
+               "standing": selectors.lab_standing(learner=request.user).get(lab.slug),
+               "panel_submission": waiting, "ahead": selectors.runs_ahead_of(waiting) if waiting else None,
+               "grading": grading_status(), "show_reason": is_instructor(request.user)}
     return render(request, "labs/detail.html", context, status=400 if error else 200)
+
+
+@require_POST
+def draft(request, slug):
+    """Save the editor's text (the page posts it a moment after each change): 204, or 400 with the reason."""
+    if not request.user.is_authenticated:
+        return HttpResponse("Log in to save your code.", status=403, content_type="text/plain")
+    lab = get_object_or_404(Lab, slug=slug)
+    try:
+        draft_save(learner=request.user, lab=lab, source=request.POST.get("source"))
+    except SubmissionRefused as refused:
+        return HttpResponse(str(refused), status=400, content_type="text/plain; charset=utf-8")
+    return HttpResponse(status=204)
+
+
+@require_GET
+def submission_source(request, pk):
+    """A learner's own submitted code as text, for "Load into editor" without leaving the page."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    found = selectors.own_submission(learner=request.user, submission_id=pk)
+    if found is None:
+        raise Http404("No such submission.")
+    return HttpResponse(found.source, content_type="text/plain; charset=utf-8")
 
 
 def submission(request, pk):
@@ -51,4 +112,3 @@ def submission(request, pk):
     if found.is_done:
         return HttpResponseStopPolling(response.content)
     return response
-

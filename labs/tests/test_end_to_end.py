@@ -32,7 +32,7 @@ def wait_until_done(submission: Submission, timeout: float = 90) -> Submission:
 
 @pytest.mark.sandbox
 @pytest.mark.browser
-def test_submit_from_the_page_shows_verdict_and_plot(redis_url, local_worker, live_server, page, learner):
+def test_submit_from_the_page_shows_verdict_and_plot_in_the_panel(redis_url, local_worker, live_server, page, learner):
     LabFactory()
     page.goto(f"{live_server.url}/accounts/login/?next=/labs/kv-sizing/")
     page.get_by_label("Username").fill("ada")
@@ -47,10 +47,14 @@ def test_submit_from_the_page_shows_verdict_and_plot(redis_url, local_worker, li
     page.keyboard.insert_text(REFERENCE)  # a paste: the editor's auto-indent would reflow typed lines
     page.get_by_role("button", name="Submit").click()
 
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Submit #")
-    expect(page.locator("#verdict")).to_have_text("accepted", timeout=90_000)
-    expect(page.locator("#score")).to_have_text("1.00 / 1.00")
-    expect(page.locator(".plot .main-svg").first).to_be_visible(timeout=15_000)  # drawn by plotly
+    panel = page.locator("#result-panel")  # the result comes into the lab page, beside the editor
+    expect(panel).to_contain_text("Submit #")
+    expect(panel.locator("#verdict")).to_have_text("Accepted", timeout=90_000)
+    expect(panel.locator("#verdict-meaning")).to_contain_text("All tests passed.")
+    expect(panel.locator("#score")).to_have_text("1.00 / 1.00")
+    expect(panel.locator(".plot .main-svg").first).to_be_visible(timeout=15_000)  # drawn by plotly
+    expect(panel).to_contain_text("sandbox start")
+    assert page.url.endswith("/labs/kv-sizing/")
     submission = Submission.objects.get()
     assert submission.source.startswith("# typed in the editor\n") and "max(0, free //" in submission.source
     assert (submission.status, submission.verdict, submission.score) == ("done", "accepted", 1.0)

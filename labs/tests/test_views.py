@@ -51,7 +51,7 @@ def test_detail_shows_statement_contract_editor_and_history(learner_client, lear
     assert "Size the KV cache." in text and "def kv_bytes_per_token" in text
     assert 'name="source"' in text and "codemirror.bundle.js" in text
     assert 'value="run"' in text and 'value="submit"' in text
-    assert "accepted" in text and "rejected" not in text
+    assert "Accepted" in text and "Rejected" not in text
 
 
 def test_unknown_lab_is_404(learner_client):
