@@ -3,7 +3,9 @@ from gpu_worker.sandbox import LearnerError
 
 
 def attempt(report, name: str, check, message_public: bool = False) -> bool:
-    """Run `check() -> (passed, message)` for test `name`; a learner exception fails only this test."""
+    """Run `check() -> (passed, message)` for test `name`; a learner exception fails only this test
+    (one that ends the run propagates, and the report names `name` as the test that was running)."""
+    report.current = name
     try:
         passed, message = check()
     except LearnerError as error:

@@ -84,6 +84,7 @@ def grade(sessions: list, report, rng: random.Random) -> None:
     relay, exchanges = Relay(sessions), {}
     for index, (world_size, (name, _, numel)) in enumerate(plan):
         shards = _shards(world_size, numel, integers=index % 2 == 0)
+        report.current = name
         exchange = relay.run(shards, timeout=CASE_TIMEOUT_S)
         if exchange.timed_out or exchange.killed:
             _stopped(report, name, exchange, [later for _, (later, _, _) in plan[index + 1:]])

@@ -103,17 +103,19 @@ class RelayComm:
 def prepare() -> None:
     """Before the learner's file loads: every torch.distributed entry point refuses, with a reason."""
     import torch.distributed as dist
+    import torch.distributed.distributed_c10d as c10d
 
     def refusal(name):
         def refuse(*args, **kwargs):
             raise ForbiddenCall(f"torch.distributed.{name} is not available in this lab: each rank runs alone "
                                 "and talks to the others through comm.send / recv / isend / irecv only")
         return refuse
-    for name in dir(dist):
-        value = getattr(dist, name)
-        if not name.startswith("_") and callable(value) and not isinstance(value, type) and name not in (
-                "is_available", "is_initialized"):
-            setattr(dist, name, refusal(name))
+    for module in (dist, c10d):
+        for name in dir(module):
+            value = getattr(module, name)
+            if not name.startswith("__") and callable(value) and not isinstance(value, type) and name not in (
+                    "is_available", "is_initialized") and getattr(value, "__module__", "").startswith("torch"):
+                setattr(module, name, refusal(name.lstrip("_")))
 
 
 def run(submission, args: list):

@@ -67,11 +67,12 @@ class Relay:
         exchange = Exchange(world_size)
         self._out = [bytearray() for _ in range(world_size)]
         self._mailbox, self._pending = defaultdict(deque), defaultdict(deque)
-        self._clock, self._buffered = [0] * world_size, 0
+        self._clock, self._buffered, self._refused = [0] * world_size, 0, set()
         for rank, shard in enumerate(shards):
             tensors = {}
             args = channel.encode([rank, world_size, shard, repeats, self.count], tensors)
-            self._out[rank] += channel.pack({"op": "plugin", "module": "ring_rank", "args": args}, tensors)
+            header = self.sessions[rank].stamp({"op": "plugin", "module": "ring_rank", "args": args})
+            self._out[rank] += channel.pack(header, tensors)
         started = time.perf_counter()
         deadline = min([time.monotonic() + timeout] + [self.sessions[r].process.deadline for r in range(world_size)])
         self._pump(exchange, set(range(world_size)), deadline)
@@ -106,9 +107,6 @@ class Relay:
                         self._write(rank, to_child)
                     if from_child in readable:
                         self._read(rank, from_child, exchange, open_ranks)
-                except ProtocolError as error:
-                    exchange.errors[rank] = LearnerError("runtime_error", f"rank {rank}: {error}")
-                    open_ranks.discard(rank)
                 except (OSError, channel.ChannelError) as error:
                     exchange.errors[rank] = self.sessions[rank].died(error)
                     open_ranks.discard(rank)
@@ -130,14 +128,21 @@ class Relay:
         self.inbox[rank] += data
         for magic, header, payload in channel.split_frames(self.inbox[rank], MAX_FRAME):
             if magic == channel.RELAY:
-                self._relay(rank, header, payload, exchange)
+                if rank not in self._refused:
+                    try:
+                        self._relay(rank, header, payload, exchange)
+                    except ProtocolError as error:  # the rank runs on until it answers; nothing more is relayed
+                        exchange.errors[rank] = LearnerError("runtime_error", f"the grader's relay refused what this rank wrote: {error}")
+                        self._refused.add(rank)
             elif rank in open_ranks:  # the answer to the call (a second one is a leftover: ignored)
                 open_ranks.discard(rank)
                 try:
                     answer = answer_or_raise(self.sessions[rank], header)
-                    exchange.results[rank] = channel.decode(answer.get("result"), channel.load_tensors(payload))
+                    if rank not in self._refused:
+                        exchange.results[rank] = channel.decode(answer.get("result"), channel.load_tensors(payload))
                 except LearnerError as error:
-                    exchange.errors[rank] = error
+                    if rank not in self._refused or error.fatal:
+                        exchange.errors[rank] = error
                 except (channel.ChannelError, KeyError, TypeError, ValueError):
                     exchange.errors[rank] = LearnerError("runtime_error", f"rank {rank}: the answer could not be read")
 

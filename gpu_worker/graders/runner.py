@@ -68,7 +68,7 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None) 
             return
         grader.grade(sessions if ranks else sessions[0], report, rng)
     except LearnerError as error:
-        report.fail(error.verdict, error.message)
+        report.stopped(error.verdict, error.message)
     finally:
         for session in sessions:
             session.close()

@@ -130,10 +130,12 @@ def serve(in_fd: int, out_fd: int) -> None:
                 answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {op!r}"}}
         except BaseException as error:  # noqa: BLE001
             answer = {"ok": False, "error": {"kind": classify(error), "message": describe(error)}}
+        answer["nonce"] = header.get("nonce")  # proves the answer is ours: learner code never saw this request
         try:
             channel.send(out_fd, answer, out_tensors)
         except (TypeError, ValueError) as error:
-            channel.send(out_fd, {"ok": False, "error": {"kind": "runtime", "message": f"cannot send result: {error}"}})
+            channel.send(out_fd, {"ok": False, "nonce": header.get("nonce"),
+                                  "error": {"kind": "runtime", "message": f"cannot send result: {error}"}})
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The grader's handle on one sandboxed run: load the learner's file, call its functions, read the exit."""
 import os
+import secrets
 import signal
 import time
 
@@ -30,6 +31,7 @@ class LearnerSession:
         self.process = SandboxProcess([], self.limits, file_binds, env, level)
         self.missing: list[str] = []
         self._to_child = self._from_child = None
+        self.nonce = ""
         self.exit = None
         self.load_s = 0.0
 
@@ -43,9 +45,9 @@ class LearnerSession:
         self._to_child, self._from_child = self.process.start()
         os.set_blocking(self._to_child, False)
         try:
-            channel.send(self._to_child, {"op": "load", "source": self.source, "functions": self.functions,
-                                          "python_path": self.process.python_path(), "preload": self.preload},
-                         deadline=self.process.deadline)
+            channel.send(self._to_child, self.stamp({"op": "load", "source": self.source, "functions": self.functions,
+                                                     "python_path": self.process.python_path(),
+                                                     "preload": self.preload}), deadline=self.process.deadline)
         except BaseException:
             self.close()
             raise
@@ -60,6 +62,12 @@ class LearnerSession:
         self.missing = [str(name) for name in missing] if isinstance(missing, list) else []
         self.load_s = time.monotonic() - self.process.started_at
         return self
+
+    def stamp(self, header: dict) -> dict:
+        """`header` with a fresh nonce the harness echoes: an answer without it was written by learner code
+        (before the request existed, it cannot know the nonce), and is refused."""
+        self.nonce = secrets.token_hex(8)
+        return {**header, "nonce": self.nonce}
 
     @property
     def channel_fds(self) -> tuple[int, int]:
@@ -110,7 +118,7 @@ class LearnerSession:
             raise LearnerError("runtime_error", "the program is no longer running", fatal=True)
         try:
             if header is not None:
-                channel.send(self._to_child, header, tensors, deadline=self.process.deadline)
+                channel.send(self._to_child, self.stamp(header), tensors, deadline=self.process.deadline)
             answer, out = channel.receive(self._from_child, deadline=self.process.deadline)
         except channel.ChannelTimeout:
             self.process.killed_for_time = True
@@ -152,8 +160,16 @@ class LearnerSession:
                                              "do not call exit() or os._exit()", True)
 
 
+FORGED = ("refused: an answer arrived that the harness did not write (learner code wrote to the grader's "
+          "channel itself); return results from your function instead")
+
+
 def answer_or_raise(session: LearnerSession, answer: dict) -> dict:
     """`answer` when the harness says ok; else the LearnerError its error earns (memory ends the run)."""
+    if answer.get("nonce") != session.nonce:
+        session.process.kill()
+        session.close()
+        raise LearnerError("rejected", FORGED, fatal=True)
     if answer.get("ok") is True:
         return answer
     error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
