@@ -15,9 +15,13 @@ LABS = {"kv-sizing": "kv_sizing", "paged-attention": "paged_attention", "schedul
         "ring-allreduce": "ring_allreduce"}
 
 
+class UnknownLab(ValueError):
+    """A caller named a lab that does not exist (our side's mistake, safe to say in full)."""
+
+
 def grader_module(lab: str):
     if lab not in LABS:
-        raise ValueError(f"unknown lab {lab!r}; known: {sorted(LABS)}")
+        raise UnknownLab(f"unknown lab {lab!r}; known: {sorted(LABS)}")
     return importlib.import_module(f"gpu_worker.graders.{LABS[lab]}")
 
 
@@ -36,6 +40,8 @@ def grade(lab: str, source, mode: str, submission_id: int | None = None, seed: i
         report.worker = _worker_info()
         grader = grader_module(lab)
         _run(grader, report, source, seed, limits)
+    except UnknownLab as error:
+        report.fail("internal_error", str(error))
     except SandboxUnavailable as error:
         log.error("no safe sandbox: %s", error)
         report.failure = None

@@ -1,4 +1,5 @@
 """Hostile code gets the right verdict, harms nothing, and the next run works normally."""
+import os
 import socket
 import subprocess
 import threading
@@ -15,8 +16,17 @@ needs_bwrap = pytest.mark.skipif(sandbox_level() != "bubblewrap", reason="needs 
 
 
 def sandbox_processes() -> list[str]:
-    found = subprocess.run(["ps", "-u", str(SANDBOX_UID), "-o", "pid=,comm="], capture_output=True, text=True)
-    return found.stdout.split()
+    """Processes of the sandbox uid started by this test run (other checkouts on the host may grade too)."""
+    found = subprocess.run(["ps", "-eo", "pid=,ppid=,uid=,comm="], capture_output=True, text=True).stdout.split("\n")
+    rows = {int(cols[0]): (int(cols[1]), int(cols[2]), cols[3]) for cols in map(str.split, found) if len(cols) == 4}
+
+    def ours(pid: int) -> bool:
+        while pid in rows and pid > 1:
+            if pid == os.getpid():
+                return True
+            pid = rows[pid][0]
+        return False
+    return [f"{pid} {comm}" for pid, (_, uid, comm) in rows.items() if uid == SANDBOX_UID and ours(pid)]
 
 
 @pytest.fixture
@@ -44,6 +54,15 @@ def test_hostile_verdicts(hostile, name, verdict):
     result = hostile(name)
     assert result["verdict"] == verdict, result["message"]
     assert result["score"] < 0.5
+
+
+def test_a_time_limit_names_the_test_that_hung_and_the_rest_say_they_did_not_run(hostile):
+    result = hostile("infinite_loop")
+    assert result["verdict"] == "time_limit"
+    assert result["message"].startswith("test kv-llama3-8b-fp16: ") and "wall-clock limit" in result["message"]
+    first, *rest = [test for test in result["tests"] if test["visibility"] == "public"]
+    assert first["name"] == "kv-llama3-8b-fp16" and "wall-clock limit" in first["message"]
+    assert rest and all(t["message"] == "not run: the run stopped at test kv-llama3-8b-fp16" for t in rest)
 
 
 def test_unbounded_memory_is_memory_limit(hostile):
@@ -81,7 +100,8 @@ def _accept(server):
 @pytest.mark.parametrize("target", ["/etc/pwned-by-learner", str(REPO_ROOT / "pwned-by-learner")])
 def test_writing_outside_tmp_fails(hostile, target):
     result = hostile("write_outside_tmp", {"/etc/pwned-by-learner": target})
-    assert result["verdict"] == "runtime_error" and ("Read-only" in result["message"] or "denied" in result["message"])
+    refusals = ("Read-only", "denied", "No such file or directory")  # the last: the folder is not even there
+    assert result["verdict"] == "runtime_error" and any(word in result["message"] for word in refusals)
     assert not Path(target).exists()
 
 
