@@ -88,7 +88,11 @@ def _short(value) -> str:
 
 
 def _plot(session, report) -> None:
-    """KV cache per sequence against context length (fp16), learner's numbers over the reference."""
+    """KV cache per sequence against context length (fp16), learner's numbers over the reference.
+
+    Memory is proportional to context, and the models differ by up to 32x per token: log-log axes
+    turn each model into a straight line of slope one, evenly spaced, with one tick per context
+    length and one per power of ten, nothing in between."""
     contexts = [512, 1024, 2048, 4096, 8192, 16384, 32768]
     traces = []
     for model, config in MODELS.items():
@@ -100,7 +104,12 @@ def _plot(session, report) -> None:
             got = None
         reference = sizing.kv_bytes_per_token(config, 2)
         traces.append(line(f"{model} reference", contexts, [reference * c / 2**20 for c in contexts], "dash"))
-        if isinstance(got, int) and not isinstance(got, bool):
+        if isinstance(got, int) and not isinstance(got, bool) and got > 0:
             traces.append(line(f"{model} yours", contexts, [got * c / 2**20 for c in contexts]))
-    report.plots.append(figure("KV cache per sequence (fp16)", traces, "context length (tokens)", "MiB",
-                               xaxis={"title": {"text": "context length (tokens)"}, "type": "log"}))
+    labels = [f"{c // 1024}K" if c >= 1024 else str(c) for c in contexts]
+    report.plots.append(figure(
+        "KV cache per sequence (fp16)", traces, "context length (tokens)", "KV cache per sequence (MiB)",
+        xaxis={"title": {"text": "context length (tokens, log scale)"}, "type": "log", "tickvals": contexts,
+               "ticktext": labels, "minor": {"showgrid": False}},
+        yaxis={"title": {"text": "KV cache per sequence (MiB, log scale)"}, "type": "log", "dtick": 1,
+               "minor": {"showgrid": False}}))

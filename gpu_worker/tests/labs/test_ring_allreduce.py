@@ -72,3 +72,16 @@ def test_library_baseline_runs_on_gloo_even_with_gpus_visible(monkeypatch):
     monkeypatch.setattr(ring_baseline, "_cache", {})
     seconds = ring_baseline.library_seconds(2, (256,), timeout=60)
     assert ring_baseline.BACKEND == "gloo" and 0 < seconds[256] < 1
+
+
+def test_a_failing_rank_shows_the_learners_traceback_and_no_grader_paths(grade):
+    source = ("import torch\n\n\ndef ring_all_reduce(tensor, comm):\n"
+              "    torch.nn.functional.pad(tensor, (0, 1))\n    comm.send(tensor, comm.rank)\n")
+    result = grade("ring-allreduce", source, mode="run")
+    assert result["verdict"] == "runtime_error"
+    message = result["message"]
+    assert 'File "submission.py", line 6, in ring_all_reduce' in message
+    assert "ValueError: dst=0 is not another rank of a world of 2 (this is rank 0)" in message
+    for internal in ("ring_rank.py", "ring_relay.py", "harness.py", "launcher.py", "/mnt/sandbox", "/work/",
+                     "site-packages"):
+        assert internal not in message, internal
