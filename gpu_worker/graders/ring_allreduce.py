@@ -23,6 +23,7 @@ WORLD_SIZES = (2, 3, 4)
 RANKS = WORLD_SIZES[-1]  # sandboxes, one per rank; a world of N uses the first N
 CASE_TIMEOUT_S = 8.0  # one exchange; a deadlock is reported after this
 PUBLIC_SIZES = {2: 8, 3: 7, 4: 1}
+TIMED_S = 0.03  # per size: enough repeats of a small all-reduce to fill this much time
 BANDWIDTH_SIZES = (1024, 16384, 262144, 1048576)  # float32 elements: 4 KiB .. 4 MiB
 LIBRARY_COLLECTIVES = {"all_reduce", "allreduce", "all_gather", "allgather", "all_gather_into_tensor",
                        "reduce_scatter", "reduce_scatter_tensor", "broadcast", "all_to_all", "all_to_all_single",
@@ -176,7 +177,7 @@ def _bandwidth(report, relay, sizes: tuple) -> None:
         shards = _shards(world_size, numel, integers=True)
         expected = torch.stack(shards).sum(0)
         single = _timed(relay, shards, expected, repeats=1)
-        repeats = 1 if single is None else max(1, min(20, math.ceil(0.05 / max(single, 1e-6))))
+        repeats = 1 if single is None else max(1, min(20, math.ceil(TIMED_S / max(single, 1e-6))))
         yours = _timed(relay, shards, expected, repeats) if single is not None else None
         if yours is None:
             report.metrics["bandwidth_error"] = (f"at {numel} elements the ranks did not complete the timed "

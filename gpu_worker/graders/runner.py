@@ -77,6 +77,8 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None) 
         report.stopped(error.verdict, error.message)
     finally:
         for session in sessions:
+            session.request_exit()
+        for session in sessions:
             session.close()
         report.stdout = _stdout(sessions)
     if report.failure is None and any(test.passed is None for test in report.tests.values()):

@@ -32,6 +32,7 @@ class LearnerSession:
         self.missing: list[str] = []
         self._to_child = self._from_child = None
         self.nonce = ""
+        self._exit_requested = False
         self.exit = None
         self.load_s = 0.0
 
@@ -77,13 +78,20 @@ class LearnerSession:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def close(self) -> None:
-        if self.exit is not None or self._to_child is None:
+    def request_exit(self) -> None:
+        """Ask the harness to exit without waiting: several sessions then wind down side by side."""
+        if self.exit is not None or self._to_child is None or self._exit_requested:
             return
+        self._exit_requested = True
         try:
             channel.send(self._to_child, {"op": "exit"}, deadline=time.monotonic() + 0.1)
         except (OSError, channel.ChannelError):
             pass
+
+    def close(self) -> None:
+        if self.exit is not None or self._to_child is None:
+            return
+        self.request_exit()
         self.exit = self.process.finish(grace_s=0.5)
         for fd in (self._to_child, self._from_child):
             try:
