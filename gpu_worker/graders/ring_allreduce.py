@@ -156,7 +156,9 @@ def _timed(relay, shards: list, expected, repeats: int) -> float | None:
     if exchange.errors or exchange.timed_out or exchange.killed:
         return None
     world_size, numel = len(shards), shards[0].numel()
-    if not all(torch.equal(exchange.results.get(rank, torch.empty(0)), expected) for rank in range(world_size)):
+    results = [exchange.results.get(rank) for rank in range(world_size)]
+    if not all(isinstance(got, torch.Tensor) and got.shape == expected.shape and got.dtype == expected.dtype
+               and torch.equal(got, expected) for got in results):
         return None
     if sum(exchange.sent_bytes) < repeats * 2 * (world_size - 1) * (numel // world_size) * 4:
         return None

@@ -20,6 +20,7 @@ ELEMENT_SIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32"
 MAX_FRAME = 64 << 20
 MAX_BUFFERED = 512 << 20  # bytes sent and not yet received, over all ranks: beyond this a rank is refused
 MAX_TAG = 1 << 16
+MAX_OPERATIONS = 1 << 16  # sends and receive requests per rank and exchange (a ring of 4 needs 12)
 PIPE_BYTES = 1 << 20
 ABORT_GRACE_S = 2.0  # a rank blocked in recv answers an abort at once; one still computing is killed after this
 
@@ -68,6 +69,7 @@ class Relay:
         self._out = [bytearray() for _ in range(world_size)]
         self._mailbox, self._pending = defaultdict(deque), defaultdict(deque)
         self._clock, self._buffered, self._refused = [0] * world_size, 0, set()
+        self._operations = [0] * world_size
         for rank, shard in enumerate(shards):
             tensors = {}
             args = channel.encode([rank, world_size, shard, repeats, self.count], tensors)
@@ -148,6 +150,9 @@ class Relay:
 
     def _relay(self, rank: int, header: dict, payload: bytes, exchange: Exchange) -> None:
         op, world_size = header.get("op"), exchange.world_size
+        self._operations[rank] += 1
+        if self._operations[rank] > MAX_OPERATIONS:
+            raise ProtocolError(f"more than {MAX_OPERATIONS} sends and receives in one call")
         tag = header.get("tag")
         if not _small_int(tag, MAX_TAG):
             raise ProtocolError(f"tag must be an int in [0, {MAX_TAG}), got {tag!r}")
@@ -158,7 +163,7 @@ class Relay:
             if dtype not in ELEMENT_SIZE or not _small_int(numel, MAX_FRAME) or numel * ELEMENT_SIZE[dtype] != len(
                     payload):
                 raise ProtocolError("a send frame whose size does not match its dtype and element count")
-            if self._buffered + len(payload) > MAX_BUFFERED:
+            if self._buffered + sum(map(len, self._out)) + len(payload) > MAX_BUFFERED:
                 raise ProtocolError(f"more than {MAX_BUFFERED >> 20} MiB sent that no rank has received")
             exchange.sent_bytes[rank] += len(payload)
             exchange.messages[rank] += 1
