@@ -22,6 +22,9 @@ class RelayAborted(RuntimeError):
     """The grader ended this exchange (another rank failed, or the time ran out)."""
 
 
+ForbiddenCall.__module__ = RelayAborted.__module__ = "builtins"  # tracebacks name the error, not our module
+
+
 class Handle:
     def __init__(self, comm=None, request=None, tensor=None):
         self._comm, self._request, self._tensor = comm, request, tensor

@@ -35,7 +35,7 @@ def describe(error: BaseException) -> str:
     frames = traceback.extract_tb(error.__traceback__)
     learner = [i for i, frame in enumerate(frames) if frame.filename == state["path"]]
     frames = frames[learner[0]:] if learner else frames[-1:]
-    frames = [frame for frame in frames if not _ours(frame.filename)] or frames[:0]
+    frames = [frame for frame in frames if not _ours(frame.filename)]
     text = "".join(traceback.format_list(frames)).replace(state["path"], "submission.py")
     if isinstance(error, SystemExit):
         return text + f"SystemExit: the code called exit({error.code!r}) instead of returning"
