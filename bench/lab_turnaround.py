@@ -2,8 +2,14 @@
 
 `python -m bench.lab_turnaround [--repeats N] [--labs kv-sizing,...] [--out FILE]`. Beside it, the floor
 measured in the same run: a bare sandboxed `python -c "import torch"` (gpu_worker.sandbox), as a ratio.
+
+`--in-process` skips Django and the broker: it grades through the shell entry point's own code
+(`python -m gpu_worker.grade LAB FILE --mode submit`, called in this process), floor and grade
+measured in turns so both see the same load. Default lab there: ring-allreduce.
 """
 import argparse
+import contextlib
+import io
 import json
 import os
 import statistics
@@ -92,14 +98,55 @@ def time_submission(learner, lab, source: str, timeout: float = 300) -> tuple[fl
     raise TimeoutError(f"{lab.slug}: no result in {timeout} s")
 
 
+def grade_from_shell_entry(slug: str) -> tuple[float, str]:
+    """Seconds for `python -m gpu_worker.grade SLUG reference.py --mode submit` minus the interpreter's
+    own start (it is called in this process), and the verdict it printed."""
+    from gpu_worker import grade
+    printed = io.StringIO()
+    started = time.monotonic()
+    with contextlib.redirect_stdout(printed):
+        grade.main([slug, str(FIXTURES / slug / "reference.py"), "--mode", "submit"])
+    return time.monotonic() - started, json.loads(printed.getvalue())["verdict"]
+
+
+def in_process(slugs: list[str], repeats: int) -> dict:
+    report = {"broker": "none (in process)", "repeats": repeats, "labs": {}}
+    sandboxed_import_torch_s()  # warm the page cache
+    for slug in slugs:
+        grade_from_shell_entry(slug)  # warm-up, not counted (a worker keeps what it measured once)
+    floor, times = [], {slug: [] for slug in slugs}
+    verdicts = {slug: set() for slug in slugs}
+    for _ in range(repeats):  # in turns: a busy spell on the host hits the floor and the grades alike
+        floor.append(sandboxed_import_torch_s())
+        for slug in slugs:
+            seconds, verdict = grade_from_shell_entry(slug)
+            times[slug].append(seconds)
+            verdicts[slug].add(verdict)
+    report["floor"] = summary(floor)
+    for slug in slugs:
+        figures = summary(times[slug])
+        figures.update(verdicts=sorted(verdicts[slug]),
+                       p50_over_floor=round(figures["p50_s"] / report["floor"]["p50_s"], 2),
+                       p95_over_floor=round(figures["p95_s"] / report["floor"]["p50_s"], 2))
+        report["labs"][slug] = figures
+    return report
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--labs", default="", help="comma-separated slugs (default: every lab with a reference)")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--in-process", action="store_true", help="grade in this process: no Django, no broker")
     args = parser.parse_args(argv)
     available = sorted(path.parent.name for path in FIXTURES.glob("*/reference.py"))
     slugs = [slug for slug in args.labs.split(",") if slug] or available
+    if args.in_process:
+        report = in_process([slug for slug in args.labs.split(",") if slug] or ["ring-allreduce"], args.repeats)
+        print_report(report)
+        if args.out:
+            args.out.write_text(json.dumps(report, indent=2))
+        return report
 
     folder = Path(tempfile.mkdtemp(prefix="lab-turnaround-"))
     setup_django(folder)
@@ -138,7 +185,8 @@ def main(argv=None) -> dict:
 
 def print_report(report: dict) -> None:
     floor = report["floor"]
-    print(f"broker {report['broker']}, {report['repeats']} submissions per lab, submit -> result in the database")
+    print(f"broker {report['broker']}, {report['repeats']} submissions per lab, "
+          + ("grade call -> result JSON" if report["broker"].startswith("none") else "submit -> result in the database"))
     print(f"{'':32}{'p50 s':>8}{'p95 s':>8}{'p50/floor':>11}{'p95/floor':>11}  verdicts")
     print(f"{'floor: sandboxed import torch':<32}{floor['p50_s']:>8.3f}{floor['p95_s']:>8.3f}"
           f"{1.0:>11.2f}{floor['p95_s'] / floor['p50_s']:>11.2f}")

@@ -3,7 +3,7 @@
 The engine runs the model on what it returns; the scheduler lab's replay drives the same class with no model.
 """
 import copy
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from .block_pool import BlockPool
@@ -100,6 +100,36 @@ class Scheduler:
         validate_decision(state, reply)
         return self.apply(step, reply)
 
+    def block_budget(self, reply: dict) -> tuple[int, int]:
+        """(free blocks the decision takes, free blocks once its preemptions are done), counted exactly as
+        `apply` spends them: a cached block that a preemption frees and an admission hits again is freed
+        and taken back, so it counts on both sides. `reply` must already have passed validate_decision."""
+        by_id = {s.seq_id: s for s in (*self.waiting, *self.running)}
+        released = Counter(b for i in reply.get("preempt", []) for b in by_id[str(i)].block_table)
+
+        def held_after(block_id: int) -> int:
+            return self.pool.ref_count(block_id) - released[block_id]
+        available = self.pool.num_free + sum(held_after(b) == 0 for b in released)
+        needed, reclaimed = 0, set()
+        for req_id, num_tokens in reply["schedule"].items():
+            seq = by_id[str(req_id)]
+            if seq.status == Status.WAITING and seq.swapped_blocks is not None:
+                have, computed = len(seq.swapped_blocks), seq.num_computed_tokens
+                needed += have  # swapped back in to fresh blocks
+            elif seq.status == Status.WAITING:
+                hits = self._probes.get(seq.seq_id, [])
+                fresh = {b for b in hits if held_after(b) == 0} - reclaimed  # pulled out of the free queue
+                needed += len(fresh)
+                reclaimed |= fresh
+                have, computed = len(hits), len(hits) * self.block_size
+            else:
+                have, computed = len(seq.block_table), seq.num_computed_tokens
+                index = computed // self.block_size
+                needed += int(bool(computed % self.block_size) and index < have
+                              and held_after(seq.block_table[index]) > 1)  # copy-on-write
+            needed += max(0, -(-(computed + num_tokens) // self.block_size) - have)
+        return needed, available
+
     def _preempt(self, seq: Sequence, out: SchedulerOutput) -> None:
         self.running.remove(seq)
         num_blocks = len(seq.block_table)
@@ -120,6 +150,12 @@ class Scheduler:
         out.preempted.append(seq)
 
     def apply(self, step: int, reply: dict) -> SchedulerOutput:
+        """Carry out a validated decision, all or nothing: the block count is checked before anything changes."""
+        needed, available = self.block_budget(reply)
+        if needed > available:
+            raise InvalidDecision(step, "out-of-blocks", f"the decision takes {needed} blocks, {available} are free "
+                                  "after its preemptions (a cached block a preemption frees and an admitted "
+                                  "request hits is taken back)")
         out = SchedulerOutput()
         by_id = {s.seq_id: s for s in (*self.waiting, *self.running)}
         for req_id in reply.get("preempt", []):

@@ -3,7 +3,9 @@ from gpu_worker.sandbox import LearnerError
 
 
 def attempt(report, name: str, check, message_public: bool = False) -> bool:
-    """Run `check() -> (passed, message)` for test `name`; a learner exception fails only this test."""
+    """Run `check() -> (passed, message)` for test `name`; a learner exception fails only this test
+    (one that ends the run propagates, and the report names `name` as the test that was running)."""
+    report.current = name
     try:
         passed, message = check()
     except LearnerError as error:
@@ -24,10 +26,14 @@ def exact_int(got, expected: int, call: str) -> tuple[bool, str]:
 
 
 def figure(title: str, traces: list[dict], x_title: str, y_title: str, **layout) -> dict:
-    """A plotly figure as plain JSON: {"title", "figure": {"data", "layout"}}."""
+    """A plotly figure as plain JSON: {"title", "figure": {"data", "layout"}}.
+
+    The page prints `title` above the plot, so the layout carries none (it would show twice); the
+    legend sits in a row above the plot area, clear of both axis titles."""
     return {"title": title, "figure": {"data": traces, "layout": {
-        "title": {"text": title}, "xaxis": {"title": {"text": x_title}},
-        "yaxis": {"title": {"text": y_title}}, "legend": {"orientation": "h"}, **layout}}}
+        "xaxis": {"title": {"text": x_title}}, "yaxis": {"title": {"text": y_title}},
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
+        "margin": {"t": 40}, **layout}}}
 
 
 def line(name: str, x: list, y: list, dash: str = "solid", **extra) -> dict:

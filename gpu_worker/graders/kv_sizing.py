@@ -22,6 +22,9 @@ MODELS = {
 }
 
 
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+
+
 def public_cases() -> list[tuple[str, str, tuple]]:
     llama3, llama2 = MODELS["llama-3-8b (GQA)"], MODELS["llama-2-7b (MHA)"]
     return [
@@ -88,10 +91,14 @@ def _short(value) -> str:
 
 
 def _plot(session, report) -> None:
-    """KV cache per sequence against context length (fp16), learner's numbers over the reference."""
+    """KV cache per sequence against context length (fp16), learner's numbers over the reference.
+
+    Memory is proportional to context, and the models differ by up to 32x per token: log-log axes
+    turn each model into a straight line of slope one, evenly spaced, with one tick per context
+    length and one per power of ten, nothing in between."""
     contexts = [512, 1024, 2048, 4096, 8192, 16384, 32768]
     traces = []
-    for model, config in MODELS.items():
+    for index, (model, config) in enumerate(MODELS.items()):
         try:
             got = session.call("kv_bytes_per_token", config, 2)
         except LearnerError as error:  # the plot is best effort; the tests already judged
@@ -99,8 +106,18 @@ def _plot(session, report) -> None:
                 raise
             got = None
         reference = sizing.kv_bytes_per_token(config, 2)
-        traces.append(line(f"{model} reference", contexts, [reference * c / 2**20 for c in contexts], "dash"))
-        if isinstance(got, int) and not isinstance(got, bool):
-            traces.append(line(f"{model} yours", contexts, [got * c / 2**20 for c in contexts]))
-    report.plots.append(figure("KV cache per sequence (fp16)", traces, "context length (tokens)", "MiB",
-                               xaxis={"title": {"text": "context length (tokens)"}, "type": "log"}))
+        pair = [line(f"{model} reference", contexts, [reference * c / 2**20 for c in contexts], "dash")]
+        if isinstance(got, int) and not isinstance(got, bool) and got > 0:
+            pair.append(line(f"{model} yours", contexts, [got * c / 2**20 for c in contexts]))
+        color = COLORS[index % len(COLORS)]  # one colour per model: dashed reference, solid yours
+        for trace in pair:
+            trace["line"]["color"] = color
+            trace.update(marker={"color": color}, legendgroup=model)
+        traces += pair
+    labels = [f"{c // 1024}K" if c >= 1024 else str(c) for c in contexts]
+    report.plots.append(figure(
+        "KV cache per sequence (fp16)", traces, "context length (tokens)", "KV cache per sequence (MiB)",
+        xaxis={"title": {"text": "context length (tokens, log scale)"}, "type": "log", "tickvals": contexts,
+               "ticktext": labels, "minor": {"showgrid": False}},
+        yaxis={"title": {"text": "KV cache per sequence (MiB, log scale)"}, "type": "log", "dtick": 1,
+               "minor": {"showgrid": False}}))

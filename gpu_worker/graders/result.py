@@ -39,6 +39,7 @@ class Report:
         self.stdout = ""
         self.failure: tuple[str, str] | None = None  # a verdict that ends the run, with its message
         self.worker: dict = {}
+        self.current: str | None = None  # the test running now: a run that stops names it
 
     @property
     def hidden_included(self) -> bool:
@@ -57,6 +58,19 @@ class Report:
         test.passed, test.message = bool(passed), message
         test.verdict = "" if passed else verdict
         test.credit, test.message_public = credit, message_public
+
+    def stopped(self, verdict: str, message: str) -> None:
+        """The run ended (time limit, crash): the running test gets the reason, the rest say they did not run."""
+        running = self.current if self.current in self.tests and self.tests[self.current].passed is None else None
+        for test in self.tests.values():
+            if test.passed is not None:
+                continue
+            if test.name == running:
+                self.record(test.name, False, message, verdict, message_public=True)
+            else:
+                self.record(test.name, False, f"not run: the run stopped at test {running}" if running
+                            else "not run: the run stopped before this test", verdict)
+        self.fail(verdict, f"test {running}: {message}" if running else message)
 
     def fail(self, verdict: str, message: str) -> None:
         """End the run with `verdict` (the first failure wins)."""

@@ -1,39 +1,39 @@
-"""Grader for `ring-allreduce`: sums and bytes sent on N in {2, 3, 4} ranks, then a bandwidth table."""
+"""Grader for `ring-allreduce`: sums, bytes and steps on N in {2, 3, 4} ranks, then a bandwidth table.
+
+Each rank is a sandbox of its own holding only its own shard; every message goes through the
+grader's relay (ring_relay.py), which counts the bytes and times the exchange.
+"""
 import ast
+import math
 import random
-import re
 from pathlib import Path
 
 import torch
 
 from gpu_worker.collectives.bandwidth import algbw_gbps, busbw_gbps
+from gpu_worker.graders import ring_baseline
 from gpu_worker.graders.cases import figure, line
+from gpu_worker.graders.ring_relay import Relay
+from gpu_worker.sandbox import LearnerError
 
 SLUG = "ring-allreduce"
 FUNCTIONS = ("ring_all_reduce",)
-LIMITS = {"wall_s": 90.0, "cpu_s": 40}
+LIMITS = {"wall_s": 60.0, "cpu_s": 40}
 WORLD_SIZES = (2, 3, 4)
+RANKS = WORLD_SIZES[-1]  # sandboxes, one per rank; a world of N uses the first N
+CASE_TIMEOUT_S = 8.0  # one exchange; a deadlock is reported after this
+PUBLIC_SIZES = {2: 8, 3: 7, 4: 1}
+TIMED_S = 0.03  # per size: enough repeats of a small all-reduce to fill this much time
 BANDWIDTH_SIZES = (1024, 16384, 262144, 1048576)  # float32 elements: 4 KiB .. 4 MiB
 LIBRARY_COLLECTIVES = {"all_reduce", "allreduce", "all_gather", "allgather", "all_gather_into_tensor",
                        "reduce_scatter", "reduce_scatter_tensor", "broadcast", "all_to_all", "all_to_all_single",
                        "reduce", "gather", "scatter", "all_reduce_coalesced", "_allreduce_base"}
-_PACKAGE = Path(__file__).resolve().parents[1]
-# gloo's reverse lookup of loopback peers fails without DNS in the sandbox; the warning is noise to learners
-_HOSTNAME_WARNING = re.compile(r"^\[W[^\]]*\] \[c10d\] The hostname of the client socket cannot be retrieved.*\n?",
-                               re.MULTILINE)
-
-
-def clean_stdout(text: str) -> str:
-    return _HOSTNAME_WARNING.sub("", text)
 
 
 def session_options() -> dict:
-    """Bind the launcher and Comm (not the reference ring) plus our plugin into the sandbox."""
-    files = {f"gpu_worker/{name}": _PACKAGE / name for name in (
-        "__init__.py", "collectives/__init__.py", "collectives/comm.py", "collectives/launcher.py",
-        "collectives/bandwidth.py")}
-    files["ring_harness.py"] = Path(__file__).resolve().parent / "ring_harness.py"
-    return {"file_binds": files}
+    """Bind only the rank side of the relay into each sandbox; it switches torch.distributed off first."""
+    return {"file_binds": {"ring_rank.py": Path(__file__).resolve().parent / "ring_rank.py"},
+            "preload": ["ring_rank"]}
 
 
 def library_calls(source: str) -> list[str]:
@@ -48,9 +48,13 @@ def library_calls(source: str) -> list[str]:
 
 
 def cases_for(world_size: int, hidden: bool, rng: random.Random) -> list[tuple[str, str, int]]:
-    cases = [(f"n{world_size}-size-{(8, 7, 1)[world_size - 2]}", "public", (8, 7, 1)[world_size - 2])]
+    """(name, visibility, numel); sizes, and so names, are distinct by construction."""
+    cases = [(f"n{world_size}-size-{PUBLIC_SIZES[world_size]}", "public", PUBLIC_SIZES[world_size])]
     if hidden:
-        sizes = [1, world_size + 1, rng.randint(2, 97), 1000, rng.randint(4000, 5000) * world_size + 1, 65536]
+        fixed = [1, world_size + 1, 1000, 65536]
+        small = rng.choice([size for size in range(2, 98) if size not in fixed])
+        large = rng.randint(4000, 5000) * world_size + 1
+        sizes = [1, world_size + 1, small, 1000, large, 65536]
         cases += [(f"hidden-n{world_size}-size-{size}", "hidden", size) for size in sizes]
     return cases
 
@@ -60,97 +64,140 @@ def bytes_bound(numel: int, world_size: int, element_size: int = 4) -> int:
     return 2 * (world_size - 1) * -(-numel // world_size) * element_size
 
 
-def grade(session, report, rng: random.Random) -> None:
-    named = library_calls(session.source)
+def _shards(world_size: int, numel: int, integers: bool) -> list:
+    """world_size x [numel]: integer-valued floats sum exactly in any order."""
+    return [(torch.randint(-100, 100, (numel,)).float() if integers else torch.randn(numel))
+            for _ in range(world_size)]
+
+
+def grade(sessions: list, report, rng: random.Random) -> None:
+    named = library_calls(sessions[0].source)
     if named:
         report.fail("rejected", f"uses the library's collectives ({', '.join(named)}); build the all-reduce from "
                                 "comm.send / comm.recv / comm.isend / comm.irecv")
         return
-    plan_cases = {n: cases_for(n, report.hidden_included, rng) for n in WORLD_SIZES}
-    for cases in plan_cases.values():
-        for name, visibility, _ in cases:
-            report.declare(name, visibility)
-    timeout = max(5.0, session.limits.wall_s * 0.6)
-    plan, expected = [], {}
-    for world_size, cases in plan_cases.items():
-        per_case = []
-        for index, (name, _, numel) in enumerate(cases):
-            integers = index % 2 == 0  # integer-valued floats: the sum is exact in any order
-            per_rank = [(torch.randint(-100, 100, (numel,)).float() if integers else torch.randn(numel))
-                        for _ in range(world_size)]  # world_size x [numel]
-            per_case.append(per_rank)
-            expected[name] = (torch.stack(per_rank).sum(0), integers)
-        plan.append([world_size, per_case])
-    sizes = list(BANDWIDTH_SIZES) if report.hidden_included else []
-    answer = session.plugin("ring_harness", plan, sizes, timeout)
-    if not _launch_ok(report, answer, timeout):
-        return
-    for result, (world_size, cases) in zip(answer["sizes"], plan_cases.items()):
-        for index, (name, _, numel) in enumerate(cases):
-            report.record(name, *_check(result, index, world_size, numel, *expected[name]))
+    sizes = tuple(BANDWIDTH_SIZES) if report.hidden_included else ()
+    if sizes:
+        ring_baseline.warm_in_background(RANKS, sizes)
+    plan = [(n, case) for n in WORLD_SIZES for case in cases_for(n, report.hidden_included, rng)]
+    for _, (name, visibility, _) in plan:
+        report.declare(name, visibility)
+    relay, exchanges = Relay(sessions), {}
+    for index, (world_size, (name, _, numel)) in enumerate(plan):
+        shards = _shards(world_size, numel, integers=index % 2 == 0)
+        report.current = name
+        exchange = relay.run(shards, timeout=CASE_TIMEOUT_S)
+        if exchange.timed_out or exchange.killed:
+            _stopped(report, name, exchange, [later for _, (later, _, _) in plan[index + 1:]])
+            return
+        passed, message, verdict = _judge(exchange, shards, numel)
+        report.record(name, passed, message, verdict)
+        exchanges[name] = {"ranks": world_size, "bytes_sent": exchange.sent_bytes, "messages": exchange.messages,
+                           "steps": exchange.steps, "ring_steps": 2 * (world_size - 1)}
     report.metrics["bytes_bound"] = "2(N-1) * ceil(K/N) * element_size per rank"
-    if report.hidden_included and all(test.passed for test in report.tests.values()):
-        _bandwidth(report, answer.get("rows"))
+    report.metrics["exchanges"] = {name: row for name, row in exchanges.items() if not name.startswith("hidden-")}
+    if sizes and all(test.passed for test in report.tests.values()):
+        _bandwidth(report, relay, sizes)
 
 
-def _launch_ok(report, answer, timeout: float) -> bool:
-    if not isinstance(answer, dict) or not ("sizes" in answer or "timeout" in answer or "failed_rank" in answer):
-        report.fail("runtime_error", "the ranks' results could not be read")
-        return False
-    if answer.get("timeout"):
-        report.fail("time_limit", f"ranks {answer.get('pending')} had not finished after "
-                                  f"{timeout:g} s (a deadlock: every rank waiting in recv?)")
-        return False
-    if "failed_rank" in answer:
-        verdict = "rejected" if answer.get("forbidden") else "runtime_error"
-        lead = ("a library collective was called; use comm's point-to-point calls" if answer.get("forbidden")
-                else f"rank {answer['failed_rank']} failed")
-        report.fail(verdict, f"{lead}:\n{str(answer.get('traceback', ''))[-2000:]}")
-        return False
-    return True
+def _stopped(report, name: str, exchange, later: list[str]) -> None:
+    """A time limit: the test that hung says which ranks waited on whom; the tests after it did not run."""
+    waits = "; ".join(f"rank {rank} in recv from {', '.join(map(str, sources)) or 'nobody'}"
+                      for rank, sources in exchange.waiting.items()) or "every rank still computing"
+    message = (f"no result after {CASE_TIMEOUT_S:g} s ({waits}); a deadlock? every rank waiting in recv "
+               "before any rank sends") if exchange.timed_out else "a rank stopped answering and was ended"
+    report.record(name, False, message, "time_limit", message_public=True)
+    for other in later:
+        report.record(other, False, f"not run: test {name} hit the time limit", "time_limit")
+    report.fail("time_limit", f"test {name}: {message}")
 
 
-def _check(answer: dict, index: int, world_size: int, numel: int, expected, exact: bool) -> tuple[bool, str]:
-    try:
-        outputs = [answer["outputs"][rank][index] for rank in range(world_size)]
-        sent = [answer["sent"][rank][index] for rank in range(world_size)]
-    except (KeyError, IndexError, TypeError):
-        return False, "the ranks' results are incomplete"
-    for rank, tensor in enumerate(outputs):
+def _first_error(exchange) -> tuple[int, LearnerError] | None:
+    """The error that caused the others (ranks released by the relay's abort only echo it)."""
+    found = sorted(exchange.errors.items())
+    causes = [(rank, error) for rank, error in found if "RelayAborted" not in error.message]
+    return (causes or found or [None])[0]
+
+
+def _judge(exchange, shards: list, numel: int) -> tuple[bool, str, str]:
+    """(passed, message, verdict) for one exchange, from what the relay saw and the ranks returned."""
+    world_size = exchange.world_size
+    failed = _first_error(exchange)
+    if failed is not None:
+        rank, error = failed
+        if error.fatal:
+            raise LearnerError(error.verdict, f"rank {rank}: {error.message}", fatal=True)
+        if "ForbiddenCall" in error.message:
+            return False, f"rank {rank}: {error.message}", "rejected"
+        return False, f"rank {rank} failed:\n{error.message}", error.verdict
+    expected = torch.stack(shards).sum(0)
+    exact = bool(torch.equal(expected, expected.round()))
+    for rank in range(world_size):
+        tensor = exchange.results.get(rank)
         if not isinstance(tensor, torch.Tensor) or tensor.shape != expected.shape or tensor.dtype != expected.dtype:
-            return False, f"rank {rank}: the tensor's shape or dtype changed (must be reduced in place)"
+            return False, f"rank {rank}: the tensor's shape or dtype changed (must be reduced in place)", "wrong_answer"
         close = torch.equal(tensor, expected) if exact else torch.allclose(tensor, expected, atol=1e-5, rtol=1e-5)
         if not close:
             where = int((tensor - expected).abs().argmax())
             return False, (f"rank {rank}: element {where} is {float(tensor[where]):g}, the sum over ranks is "
-                           f"{float(expected[where]):g}")
+                           f"{float(expected[where]):g}"), "wrong_answer"
     bound = bytes_bound(numel, world_size)
-    for rank, count in enumerate(sent):
-        if not isinstance(count, int) or count > bound:
+    for rank, count in enumerate(exchange.sent_bytes):
+        if count > bound:
             return False, (f"rank {rank} sent {count} bytes; a ring sends at most {bound} "
-                           f"(2(N-1)/N of the {numel * 4}-byte tensor, rounded up to whole chunks)")
-    return True, ""
+                           f"(2(N-1)/N of the {numel * 4}-byte tensor, rounded up to whole chunks)"), "wrong_answer"
+    return True, "", ""
 
 
-def _bandwidth(report, rows) -> None:
-    """nccl-tests style rows (time, algbw, busbw) for the learner's ring and the library all-reduce."""
-    world_size = WORLD_SIZES[-1]
-    if not isinstance(rows, list) or not rows:
-        report.metrics["bandwidth_error"] = "the bandwidth run did not finish"
+def _timed(relay, shards: list, expected, repeats: int) -> float | None:
+    """Seconds per all-reduce by the grader's clock, or None when the ranks did not really do them
+    (wrong result, or fewer bytes moved than `repeats` all-reduces need)."""
+    exchange = relay.run(shards, repeats=repeats, timeout=CASE_TIMEOUT_S)
+    if exchange.errors or exchange.timed_out or exchange.killed:
+        return None
+    world_size, numel = len(shards), shards[0].numel()
+    results = [exchange.results.get(rank) for rank in range(world_size)]
+    if not all(isinstance(got, torch.Tensor) and got.shape == expected.shape and got.dtype == expected.dtype
+               and torch.equal(got, expected) for got in results):
+        return None
+    if sum(exchange.sent_bytes) < repeats * 2 * (world_size - 1) * (numel // world_size) * 4:
+        return None
+    return exchange.seconds / repeats
+
+
+def _bandwidth(report, relay, sizes: tuple) -> None:
+    """nccl-tests style rows: the learner's ring timed by the grader around the relayed exchange,
+    beside the library all-reduce (trusted gloo ranks)."""
+    world_size = RANKS
+    try:
+        library = ring_baseline.library_seconds(world_size, sizes)
+    except Exception as error:  # noqa: BLE001 - the table is extra; the tests already judged
+        report.metrics["bandwidth_error"] = f"the library baseline did not run ({type(error).__name__})"
         return
     table = []
-    for row in rows:
-        numel, yours, library = (float(value) for value in row)
-        size = int(numel) * 4
-        table.append({"size": size, "count": int(numel), "type": "float", "ranks": world_size,
+    for numel in sizes:
+        shards = _shards(world_size, numel, integers=True)
+        expected = torch.stack(shards).sum(0)
+        yours = _timed(relay, shards, expected, repeats=1)
+        if yours is not None and yours < TIMED_S:  # too short to time alone: repeat it to fill TIMED_S
+            yours = _timed(relay, shards, expected, repeats=min(20, math.ceil(TIMED_S / max(yours, 1e-6))))
+        if yours is None:
+            report.metrics["bandwidth_error"] = (f"at {numel} elements the ranks did not complete the timed "
+                                                 "all-reduces (wrong result or too few bytes moved)")
+            return
+        size = numel * 4
+        table.append({"size": size, "count": numel, "type": "float", "ranks": world_size,
                       "time_us": round(yours * 1e6, 1), "algbw": round(algbw_gbps(size, yours), 4),
                       "busbw": round(busbw_gbps("all_reduce", size, yours, world_size), 4),
-                      "library_time_us": round(library * 1e6, 1),
-                      "library_busbw": round(busbw_gbps("all_reduce", size, library, world_size), 4)})
+                      "library_time_us": round(library[numel] * 1e6, 1),
+                      "library_busbw": round(busbw_gbps("all_reduce", size, library[numel], world_size), 4)})
     report.metrics["bandwidth"] = table
-    report.metrics["device"] = "cpu (gloo)"
-    sizes = [row["size"] for row in table]
+    report.metrics["device"] = "cpu"
+    report.metrics["bandwidth_note"] = ("your ring: grader's clock around each exchange, every message through "
+                                        "the grader's relay; library: torch.distributed all_reduce on gloo")
+    sizes_bytes = [row["size"] for row in table]
     report.plots.append(figure(f"All-reduce bus bandwidth, {world_size} ranks", [
-        line("your ring", sizes, [row["busbw"] for row in table]),
-        line("library all_reduce", sizes, [row["library_busbw"] for row in table], "dash")],
-        "message size (bytes)", "busbw (GB/s)", xaxis={"title": {"text": "message size (bytes)"}, "type": "log"}))
+        line("your ring (through the grader's relay)", sizes_bytes, [row["busbw"] for row in table]),
+        line("library all_reduce (gloo)", sizes_bytes, [row["library_busbw"] for row in table], "dash")],
+        "message size (bytes)", "busbw (GB/s)", xaxis={"title": {"text": "message size (bytes)"}, "type": "log"},
+        yaxis={"title": {"text": "busbw (GB/s)"}, "type": "log"}))

@@ -4,7 +4,6 @@ import logging
 import random
 import secrets
 import time
-import traceback
 
 from gpu_worker.graders.result import Report
 from gpu_worker.graders.source_checks import SourceProblem, check_source
@@ -16,9 +15,13 @@ LABS = {"kv-sizing": "kv_sizing", "paged-attention": "paged_attention", "schedul
         "ring-allreduce": "ring_allreduce"}
 
 
+class UnknownLab(ValueError):
+    """A caller named a lab that does not exist (our side's mistake, safe to say in full)."""
+
+
 def grader_module(lab: str):
     if lab not in LABS:
-        raise ValueError(f"unknown lab {lab!r}; known: {sorted(LABS)}")
+        raise UnknownLab(f"unknown lab {lab!r}; known: {sorted(LABS)}")
     return importlib.import_module(f"gpu_worker.graders.{LABS[lab]}")
 
 
@@ -37,15 +40,16 @@ def grade(lab: str, source, mode: str, submission_id: int | None = None, seed: i
         report.worker = _worker_info()
         grader = grader_module(lab)
         _run(grader, report, source, seed, limits)
+    except UnknownLab as error:
+        report.fail("internal_error", str(error))
     except SandboxUnavailable as error:
         log.error("no safe sandbox: %s", error)
         report.failure = None
         report.fail("internal_error", f"the worker cannot isolate code safely, so nothing ran: {error}")
-    except Exception:  # noqa: BLE001 - our fault: say so instead of blaming the learner
-        log.exception("grader %s failed", lab)
+    except Exception as error:  # noqa: BLE001 - our fault: say so instead of blaming the learner
+        log.exception("grader %s failed", lab)  # the traceback goes to the worker's log, not to the learner
         report.failure = None
-        report.fail("internal_error", "the grader failed; this is not your fault:\n"
-                    + traceback.format_exc(limit=-3)[-2000:])
+        report.fail("internal_error", f"the grader failed ({type(error).__name__}); this is not your fault")
     report.metrics["grade_s"] = round(time.monotonic() - started, 3)
     return report.to_dict()
 
@@ -58,21 +62,42 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None) 
         return
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     options = getattr(grader, "session_options", dict)()
-    session = LearnerSession(source, grader.FUNCTIONS, lab_limits(report.lab).updated(limits), **options)
+    ranks = getattr(grader, "RANKS", 0)  # a lab with ranks gets one sandbox per rank
+    sessions = [LearnerSession(source, grader.FUNCTIONS, lab_limits(report.lab).updated(limits), **options)
+                for _ in range(max(1, ranks))]
     try:
-        with session:
-            report.metrics["sandbox_start_s"] = round(session.load_s, 3)
-            if session.missing:
-                report.fail("rejected", "missing function(s) required by the contract: "
-                            + ", ".join(f"{name}()" for name in session.missing))
-                return
-            grader.grade(session, report, rng)
+        _open(sessions)
+        report.metrics["sandbox_start_s"] = round(max(session.load_s for session in sessions), 3)
+        if sessions[0].missing:
+            report.fail("rejected", "missing function(s) required by the contract: "
+                        + ", ".join(f"{name}()" for name in sessions[0].missing))
+            return
+        grader.grade(sessions if ranks else sessions[0], report, rng)
     except LearnerError as error:
-        report.fail(error.verdict, error.message)
+        report.stopped(error.verdict, error.message)
     finally:
-        report.stdout = getattr(grader, "clean_stdout", str)(session.stdout)
+        for session in sessions:
+            session.request_exit()
+        for session in sessions:
+            session.close()
+        report.stdout = _stdout(sessions)
     if report.failure is None and any(test.passed is None for test in report.tests.values()):
         report.fail("internal_error", "the grader stopped before running every test")
+
+
+def _open(sessions: list[LearnerSession]) -> None:
+    """Start every sandbox before waiting for any, so their interpreters start side by side."""
+    for session in sessions:
+        session.begin()
+    for session in sessions:
+        session.complete()
+
+
+def _stdout(sessions: list[LearnerSession]) -> str:
+    if len(sessions) == 1:
+        return sessions[0].stdout
+    return "".join(f"--- rank {rank} ---\n{session.stdout}" for rank, session in enumerate(sessions)
+                   if session.stdout)
 
 
 def _worker_info() -> dict:

@@ -61,6 +61,7 @@ def grade(session, report, rng: random.Random) -> None:
         reference = replay(reference_policy, trace, config, step_cap=100_000)
         static = static_batching_replay(trace, config)
         cap = STEP_CAP_FACTOR * static.totals["num_steps"]
+        report.current = f"{name}: valid and finished"
         try:
             result = replay(_learner_policy(session), trace, config, step_cap=cap)
         except _LearnerFailed as failed:

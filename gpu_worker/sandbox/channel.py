@@ -12,6 +12,7 @@ import struct
 import time
 
 MAGIC = b"LAB1"
+RELAY = b"RLY1"  # raw frames (payload = a tensor's bytes) between a ring rank and the grader's relay
 PREFIX = struct.Struct(">4sII")  # magic, header bytes, payload bytes
 
 
@@ -121,23 +122,68 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
 
 def receive(fd: int, deadline: float | None = None, max_bytes: int = 64 << 20) -> tuple[dict, dict]:
     """(header, tensors) of the next message; tensors are loaded with weights_only=True."""
+    magic, header, payload = receive_frame(fd, deadline, max_bytes)
+    if magic != MAGIC:
+        raise ChannelError(f"malformed message (magic {magic!r})")
+    return header, load_tensors(payload)
+
+
+def receive_frame(fd: int, deadline: float | None = None, max_bytes: int = 64 << 20) -> tuple[bytes, dict, bytes]:
+    """(magic, header, raw payload) of the next frame of either kind."""
     magic, head_size, payload_size = PREFIX.unpack(_read_exact(fd, PREFIX.size, deadline))
-    if magic != MAGIC or head_size + payload_size > max_bytes:
+    if magic not in (MAGIC, RELAY) or head_size + payload_size > max_bytes:
         raise ChannelError(f"malformed message (magic {magic!r}, {head_size}+{payload_size} bytes)")
+    header = parse_header(_read_exact(fd, head_size, deadline))
+    return magic, header, _read_exact(fd, payload_size, deadline) if payload_size else b""
+
+
+def parse_header(raw: bytes) -> dict:
     try:
-        header = json.loads(_read_exact(fd, head_size, deadline))
+        header = json.loads(raw)
     except (ValueError, RecursionError) as error:
         raise ChannelError(f"malformed message header: {error}") from None
     if not isinstance(header, dict):
         raise ChannelError("malformed message header: not an object")
-    tensors = {}
-    if payload_size:
-        import torch
-        payload = _read_exact(fd, payload_size, deadline)
-        try:
-            tensors = torch.load(io.BytesIO(payload), weights_only=True, map_location="cpu")
-        except Exception as error:  # noqa: BLE001 - anything unloadable is the sender's fault
-            raise ChannelError(f"malformed tensor payload: {type(error).__name__}") from None
-        if not isinstance(tensors, dict) or not all(type(t).__name__ == "Tensor" for t in tensors.values()):
-            raise ChannelError("malformed tensor payload: not a dict of tensors")
-    return header, tensors
+    return header
+
+
+def load_tensors(payload: bytes) -> dict:
+    """The tensors of a LAB1 payload (torch.save of a dict of tensors), loaded with weights_only=True."""
+    if not payload:
+        return {}
+    import torch
+    try:
+        tensors = torch.load(io.BytesIO(payload), weights_only=True, map_location="cpu")
+    except Exception as error:  # noqa: BLE001 - anything unloadable is the sender's fault
+        raise ChannelError(f"malformed tensor payload: {type(error).__name__}") from None
+    if not isinstance(tensors, dict) or not all(type(t).__name__ == "Tensor" for t in tensors.values()):
+        raise ChannelError("malformed tensor payload: not a dict of tensors")
+    return tensors
+
+
+def pack_raw(header: dict, payload=b"", magic: bytes = RELAY) -> bytes:
+    head = json.dumps(header, separators=(",", ":")).encode()
+    return PREFIX.pack(magic, len(head), len(payload)) + head + bytes(payload)
+
+
+def send_raw(fd: int, header: dict, payload=b"") -> None:
+    """Write one RELAY frame on a blocking fd (the rank side of the ring relay)."""
+    view = memoryview(pack_raw(header, payload))
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def split_frames(buffer: bytearray, max_bytes: int) -> list[tuple[bytes, dict, bytes]]:
+    """Take every complete frame off the front of `buffer` (bytes read so far from a non-blocking fd)."""
+    frames = []
+    while len(buffer) >= PREFIX.size:
+        magic, head_size, payload_size = PREFIX.unpack_from(buffer)
+        if magic not in (MAGIC, RELAY) or head_size + payload_size > max_bytes:
+            raise ChannelError(f"malformed message (magic {bytes(magic)!r}, {head_size}+{payload_size} bytes)")
+        end = PREFIX.size + head_size + payload_size
+        if len(buffer) < end:
+            break
+        header = parse_header(bytes(buffer[PREFIX.size:PREFIX.size + head_size]))
+        frames.append((magic, header, bytes(buffer[PREFIX.size + head_size:end])))
+        del buffer[:end]
+    return frames

@@ -6,6 +6,7 @@ inputs in and answers out; every answer is checked outside the sandbox.
 import importlib
 import importlib.util
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -15,7 +16,8 @@ import traceback
 import channel
 
 MEMORY_MARKERS = ("out of memory", "can't allocate memory", "defaultcpuallocator", "cannot allocate memory")
-state = {"module": None, "path": ""}
+state = {"module": None, "path": "", "ours": [os.path.dirname(os.path.abspath(__file__))], "fds": (-1, -1)}
+SITE_PACKAGES = re.compile(r"[^\"']*/(site|dist)-packages/")
 
 
 def classify(error: BaseException) -> str:
@@ -27,14 +29,24 @@ def classify(error: BaseException) -> str:
 
 
 def describe(error: BaseException) -> str:
-    """The traceback from the learner's first frame on, as a learner would want to read it."""
+    """The traceback of the learner's own code, as a learner would want to read it: from their
+    first frame on, without the harness's frames (our paths are none of their business), and
+    library paths cut to the package (torch/..., not the host's site-packages)."""
     frames = traceback.extract_tb(error.__traceback__)
     learner = [i for i, frame in enumerate(frames) if frame.filename == state["path"]]
     frames = frames[learner[0]:] if learner else frames[-1:]
+    frames = [frame for frame in frames if not _ours(frame.filename)]
     text = "".join(traceback.format_list(frames)).replace(state["path"], "submission.py")
     if isinstance(error, SystemExit):
         return text + f"SystemExit: the code called exit({error.code!r}) instead of returning"
-    return (text + "".join(traceback.format_exception_only(type(error), error)))[-4000:]
+    text += "".join(traceback.format_exception_only(type(error), error))
+    for folder in state["ours"]:
+        text = text.replace(folder + "/", "")
+    return SITE_PACKAGES.sub("", text)[-4000:]
+
+
+def _ours(filename: str) -> bool:
+    return any(filename.startswith(folder + "/") for folder in state["ours"])
 
 
 def load(header: dict) -> dict:
@@ -43,7 +55,10 @@ def load(header: dict) -> dict:
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(header["source"])
     state["path"] = path
+    state["ours"] += [folder.rstrip("/") for folder in header.get("python_path", [])]
     sys.path[:0] = [workdir, *header.get("python_path", [])]
+    for name in header.get("preload", []):  # e.g. the ring lab's rank: forbid torch.distributed first
+        importlib.import_module(name).prepare()
     spec = importlib.util.spec_from_file_location("submission", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules["submission"] = module
@@ -91,11 +106,15 @@ def _to_device(value, device):
 
 
 def serve(in_fd: int, out_fd: int) -> None:
+    state["fds"] = (in_fd, out_fd)  # a plugin that talks to the grader mid-call (the ring relay) uses them
     while True:
         try:
-            header, tensors = channel.receive(in_fd)
+            magic, header, payload = channel.receive_frame(in_fd)
         except channel.ChannelClosed:
             return
+        if magic == channel.RELAY:  # a relay message that came after its call ended (a late abort): stale
+            continue
+        tensors = channel.load_tensors(payload)
         op = header.get("op")
         if op == "exit":
             return
@@ -111,10 +130,12 @@ def serve(in_fd: int, out_fd: int) -> None:
                 answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {op!r}"}}
         except BaseException as error:  # noqa: BLE001
             answer = {"ok": False, "error": {"kind": classify(error), "message": describe(error)}}
+        answer["nonce"] = header.get("nonce")  # proves the answer is ours: learner code never saw this request
         try:
             channel.send(out_fd, answer, out_tensors)
         except (TypeError, ValueError) as error:
-            channel.send(out_fd, {"ok": False, "error": {"kind": "runtime", "message": f"cannot send result: {error}"}})
+            channel.send(out_fd, {"ok": False, "nonce": header.get("nonce"),
+                                  "error": {"kind": "runtime", "message": f"cannot send result: {error}"}})
 
 
 if __name__ == "__main__":

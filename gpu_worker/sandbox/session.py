@@ -1,5 +1,6 @@
 """The grader's handle on one sandboxed run: load the learner's file, call its functions, read the exit."""
 import os
+import secrets
 import signal
 import time
 
@@ -22,20 +23,39 @@ class LearnerSession:
     """`with LearnerSession(source, functions, limits) as s: s.call("f", 1, 2)`."""
 
     def __init__(self, source: str, functions: list[str], limits: Limits | None = None,
-                 file_binds: dict | None = None, env: dict | None = None, level: str | None = None):
+                 file_binds: dict | None = None, env: dict | None = None, level: str | None = None,
+                 preload: list[str] | None = None):
         self.source, self.functions = source, list(functions)
+        self.preload = list(preload or [])  # bound modules whose prepare() runs before the learner's file
         self.limits = limits or Limits()
         self.process = SandboxProcess([], self.limits, file_binds, env, level)
         self.missing: list[str] = []
+        self._to_child = self._from_child = None
+        self.nonce = ""
+        self._exit_requested = False
         self.exit = None
         self.load_s = 0.0
 
     def __enter__(self) -> "LearnerSession":
+        self.begin()
+        return self.complete()
+
+    def begin(self) -> None:
+        """Start the process and send it the file; `complete()` reads the answer. Starting several
+        sessions before completing any lets their interpreters start (import torch) side by side."""
         self._to_child, self._from_child = self.process.start()
         os.set_blocking(self._to_child, False)
         try:
-            answer, _ = self._exchange({"op": "load", "source": self.source, "functions": self.functions,
-                                        "python_path": self.process.python_path()})
+            channel.send(self._to_child, self.stamp({"op": "load", "source": self.source, "functions": self.functions,
+                                                     "python_path": self.process.python_path(),
+                                                     "preload": self.preload}), deadline=self.process.deadline)
+        except BaseException:
+            self.close()
+            raise
+
+    def complete(self) -> "LearnerSession":
+        try:
+            answer, _ = self._exchange(None)
         except BaseException:
             self.close()
             raise
@@ -44,16 +64,34 @@ class LearnerSession:
         self.load_s = time.monotonic() - self.process.started_at
         return self
 
+    def stamp(self, header: dict) -> dict:
+        """`header` with a fresh nonce the harness echoes: an answer without it was written by learner code
+        (before the request existed, it cannot know the nonce), and is refused."""
+        self.nonce = secrets.token_hex(8)
+        return {**header, "nonce": self.nonce}
+
+    @property
+    def channel_fds(self) -> tuple[int, int]:
+        """(write to the harness, read from the harness): for a grader that relays messages itself."""
+        return self._to_child, self._from_child
+
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def close(self) -> None:
-        if self.exit is not None:
+    def request_exit(self) -> None:
+        """Ask the harness to exit without waiting: several sessions then wind down side by side."""
+        if self.exit is not None or self._to_child is None or self._exit_requested:
             return
+        self._exit_requested = True
         try:
             channel.send(self._to_child, {"op": "exit"}, deadline=time.monotonic() + 0.1)
         except (OSError, channel.ChannelError):
             pass
+
+    def close(self) -> None:
+        if self.exit is not None or self._to_child is None:
+            return
+        self.request_exit()
         self.exit = self.process.finish(grace_s=0.5)
         for fd in (self._to_child, self._from_child):
             try:
@@ -82,11 +120,13 @@ class LearnerSession:
                                       "args": channel.encode(list(args), tensors)}, tensors)
         return _decode(answer.get("result"), out)
 
-    def _exchange(self, header: dict, tensors: dict | None = None) -> tuple[dict, dict]:
+    def _exchange(self, header: dict | None, tensors: dict | None = None) -> tuple[dict, dict]:
+        """Send `header` (None: nothing, only read the pending answer) and read the answer."""
         if self.exit is not None:
             raise LearnerError("runtime_error", "the program is no longer running", fatal=True)
         try:
-            channel.send(self._to_child, header, tensors, deadline=self.process.deadline)
+            if header is not None:
+                channel.send(self._to_child, self.stamp(header), tensors, deadline=self.process.deadline)
             answer, out = channel.receive(self._from_child, deadline=self.process.deadline)
         except channel.ChannelTimeout:
             self.process.killed_for_time = True
@@ -95,24 +135,13 @@ class LearnerSession:
             raise LearnerError("time_limit", f"no answer within the {self.limits.wall_s:g} s wall-clock limit",
                                fatal=True) from None
         except (channel.ChannelError, OSError) as error:
-            raise self._died(error) from None
+            raise self.died(error) from None
         if self.process.out_of_memory:  # a child went over the run's memory: the run is over, whatever came back
             self.close()
             raise self._run_memory_error()
-        if not answer.get("ok"):
-            error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
-            kind = error.get("kind")
-            verdict = {"memory": "memory_limit", "runtime": "runtime_error"}.get(kind, "runtime_error")
-            message = str(error.get("message", ""))[:4000]
-            if kind == "memory":  # the run stops: the next call would only thrash the host again
-                self.process.kill()
-                self.close()
-                raise LearnerError(verdict, f"out of memory (limit {self.limits.memory_bytes >> 20} MiB)\n{message}",
-                                   fatal=True)
-            raise LearnerError(verdict, message)
-        return answer, out
+        return answer_or_raise(self, answer), out
 
-    def _died(self, error: Exception) -> LearnerError:
+    def died(self, error: Exception) -> LearnerError:
         """Why the process stopped answering, read from how it exited."""
         protocol_broken = not isinstance(error, (channel.ChannelClosed, OSError))
         if protocol_broken:  # it may still be running (e.g. blocked writing an oversized answer)
@@ -147,6 +176,30 @@ class LearnerSession:
         limit = self.limits.run_memory_bytes >> 20
         return LearnerError("memory_limit", f"out of memory: the program and every process it started may use "
                                             f"{limit} MiB together, and went over", fatal=True)
+
+
+FORGED = ("refused: an answer arrived that the harness did not write (learner code wrote to the grader's "
+          "channel itself); return results from your function instead")
+
+
+def answer_or_raise(session: LearnerSession, answer: dict) -> dict:
+    """`answer` when the harness says ok; else the LearnerError its error earns (memory ends the run)."""
+    if answer.get("nonce") != session.nonce:
+        session.process.kill()
+        session.close()
+        raise LearnerError("rejected", FORGED, fatal=True)
+    if answer.get("ok") is True:
+        return answer
+    error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+    kind = error.get("kind")
+    verdict = {"memory": "memory_limit", "runtime": "runtime_error"}.get(kind, "runtime_error")
+    message = str(error.get("message", ""))[:4000]
+    if kind == "memory":  # the run stops: the next call would only thrash the host again
+        session.process.kill()
+        session.close()
+        raise LearnerError(verdict, f"out of memory (limit {session.limits.memory_bytes >> 20} MiB)\n{message}",
+                           fatal=True)
+    raise LearnerError(verdict, message)
 
 
 def _decode(value, tensors: dict):

@@ -62,6 +62,15 @@ def test_hostile_verdicts(hostile, name, verdict):
     assert result["score"] < 0.5
 
 
+def test_a_time_limit_names_the_test_that_hung_and_the_rest_say_they_did_not_run(hostile):
+    result = hostile("infinite_loop")
+    assert result["verdict"] == "time_limit"
+    assert result["message"].startswith("test kv-llama3-8b-fp16: ") and "wall-clock limit" in result["message"]
+    first, *rest = [test for test in result["tests"] if test["visibility"] == "public"]
+    assert first["name"] == "kv-llama3-8b-fp16" and "wall-clock limit" in first["message"]
+    assert rest and all(t["message"] == "not run: the run stopped at test kv-llama3-8b-fp16" for t in rest)
+
+
 def test_unbounded_memory_is_memory_limit(hostile):
     result = hostile("memory_hog", memory_bytes=512 * 1024**2)
     assert result["verdict"] == "memory_limit" and "MiB" in result["message"]

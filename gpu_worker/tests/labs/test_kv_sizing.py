@@ -14,7 +14,13 @@ def test_reference_accepted_with_full_score_and_plot(grade, fixture_source):
     assert len(hidden) >= 30 and all(t["passed"] for t in result["tests"])
     assert sum(t["max_score"] for t in result["tests"]) == pytest.approx(1.0, abs=1e-4)
     plot = result["plots"][0]
-    assert plot["figure"]["data"] and plot["figure"]["layout"]["title"]["text"] == plot["title"]
+    layout = plot["figure"]["layout"]
+    assert plot["figure"]["data"] and plot["title"] == "KV cache per sequence (fp16)"
+    assert "title" not in layout  # the page prints plot["title"] above the plot: once is enough
+    # memory is proportional to context: log on both axes (straight, evenly spaced lines), clean ticks
+    assert layout["xaxis"]["type"] == layout["yaxis"]["type"] == "log" and layout["yaxis"]["dtick"] == 1
+    assert layout["xaxis"]["ticktext"][0] == "512" and layout["xaxis"]["ticktext"][-1] == "32K"
+    assert layout["legend"]["yanchor"] == "bottom" and layout["legend"]["y"] > 1  # above the plot, off the axes
     assert result["worker"]["sandbox"] in ("bubblewrap", "rlimits+netns", "rlimits")
 
 

@@ -1,0 +1,204 @@
+"""Grader side of `ring-allreduce`: every message between rank sandboxes passes through here.
+
+Each rank is its own sandbox with only its own shard. A rank's `comm.send` writes a frame to the
+grader; its `comm.recv` asks the grader for the matching message. The relay forwards, counts the
+bytes and messages each rank sends, tracks the longest chain of dependent messages (the steps),
+and times the whole exchange with its own clock. Nothing a rank reports about itself is used.
+"""
+import fcntl
+import os
+import select
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+
+from gpu_worker.sandbox import channel
+from gpu_worker.sandbox.session import LearnerError, LearnerSession, answer_or_raise
+
+ELEMENT_SIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "int16": 2,
+                "int8": 1, "uint8": 1}
+MAX_FRAME = 64 << 20
+MAX_BUFFERED = 512 << 20  # bytes sent and not yet received, over all ranks: beyond this a rank is refused
+MAX_TAG = 1 << 16
+MAX_OPERATIONS = 1 << 16  # sends and receive requests per rank and exchange (a ring of 4 needs 12)
+PIPE_BYTES = 1 << 20
+ABORT_GRACE_S = 2.0  # a rank blocked in recv answers an abort at once; one still computing is killed after this
+
+
+class ProtocolError(Exception):
+    pass
+
+
+@dataclass
+class Exchange:
+    """What the relay saw of one call of `ring_all_reduce` on every rank (`repeats` times in a row)."""
+    world_size: int
+    results: dict = field(default_factory=dict)  # rank -> what it returned (its tensor)
+    errors: dict = field(default_factory=dict)  # rank -> LearnerError
+    sent_bytes: list = field(default_factory=list)
+    messages: list = field(default_factory=list)
+    steps: int = 0  # longest chain of messages each sent after receiving the previous one
+    seconds: float = 0.0  # grader's wall clock from the first call written to the last answer read
+    timed_out: bool = False
+    waiting: dict = field(default_factory=dict)  # at a timeout: rank -> ranks it waited on in recv
+    killed: bool = False  # some rank neither answered nor took the abort: its sandbox is gone
+
+    def __post_init__(self):
+        self.sent_bytes = [0] * self.world_size
+        self.messages = [0] * self.world_size
+
+
+class Relay:
+    def __init__(self, sessions: list[LearnerSession]):
+        self.sessions = sessions
+        self.inbox = [bytearray() for _ in sessions]
+        self.count = 0
+        for session in sessions:
+            os.set_blocking(session.channel_fds[1], False)
+            for fd in session.channel_fds:  # 1 MiB pipes: a chunk crosses in one write, not sixteen
+                try:
+                    fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+                except OSError:
+                    pass
+
+    def run(self, shards: list, repeats: int = 1, timeout: float = 10.0) -> Exchange:
+        """Rank r runs `ring_all_reduce` on `shards[r]` (`repeats` times); the first len(shards) ranks take part."""
+        self.count += 1
+        world_size = len(shards)
+        exchange = Exchange(world_size)
+        self._out = [bytearray() for _ in range(world_size)]
+        self._mailbox, self._pending = defaultdict(deque), defaultdict(deque)
+        self._clock, self._buffered, self._refused = [0] * world_size, 0, set()
+        self._operations = [0] * world_size
+        for rank, shard in enumerate(shards):
+            tensors = {}
+            args = channel.encode([rank, world_size, shard, repeats, self.count], tensors)
+            header = self.sessions[rank].stamp({"op": "plugin", "module": "ring_rank", "args": args})
+            self._out[rank] += channel.pack(header, tensors)
+        started = time.perf_counter()
+        deadline = min([time.monotonic() + timeout] + [self.sessions[r].process.deadline for r in range(world_size)])
+        self._pump(exchange, set(range(world_size)), deadline)
+        exchange.seconds = time.perf_counter() - started
+        return exchange
+
+    def _pump(self, exchange: Exchange, open_ranks: set, deadline: float) -> None:
+        aborted = False
+        while open_ranks:
+            if (exchange.errors or exchange.timed_out) and not aborted:
+                aborted = True  # the others may wait forever on a rank that is gone: release them
+                for rank in open_ranks:
+                    self._out[rank] += channel.pack_raw({"op": "abort", "exchange": self.count})
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                if aborted:
+                    self._kill(exchange, open_ranks)
+                    return
+                exchange.timed_out = True
+                exchange.waiting = {dst: sorted(src for (src, d, _), ids in self._pending.items() if d == dst and ids)
+                                    for dst in sorted(open_ranks)}
+                deadline = time.monotonic() + ABORT_GRACE_S
+                continue
+            live = [rank for rank in range(exchange.world_size) if self.sessions[rank].exit is None]
+            readers = [self.sessions[rank].channel_fds[1] for rank in live]
+            writers = [self.sessions[rank].channel_fds[0] for rank in live if self._out[rank]]
+            readable, writable, _ = select.select(readers, writers, [], wait)
+            for rank in live:
+                to_child, from_child = self.sessions[rank].channel_fds
+                try:
+                    if to_child in writable:
+                        self._write(rank, to_child)
+                    if from_child in readable:
+                        self._read(rank, from_child, exchange, open_ranks)
+                except (OSError, channel.ChannelError) as error:
+                    exchange.errors[rank] = self.sessions[rank].died(error)
+                    open_ranks.discard(rank)
+
+    def _write(self, rank: int, fd: int) -> None:
+        try:
+            written = os.write(fd, memoryview(self._out[rank])[:1 << 20])
+        except BlockingIOError:
+            return
+        del self._out[rank][:written]
+
+    def _read(self, rank: int, fd: int, exchange: Exchange, open_ranks: set) -> None:
+        try:
+            data = os.read(fd, 4 << 20)
+        except BlockingIOError:
+            return
+        if not data:
+            raise channel.ChannelClosed("the rank closed its channel")
+        self.inbox[rank] += data
+        for magic, header, payload in channel.split_frames(self.inbox[rank], MAX_FRAME):
+            if magic == channel.RELAY:
+                if rank not in self._refused:
+                    try:
+                        self._relay(rank, header, payload, exchange)
+                    except ProtocolError as error:  # the rank runs on until it answers; nothing more is relayed
+                        exchange.errors[rank] = LearnerError("runtime_error", f"the grader's relay refused what this rank wrote: {error}")
+                        self._refused.add(rank)
+            elif rank in open_ranks:  # the answer to the call (a second one is a leftover: ignored)
+                open_ranks.discard(rank)
+                try:
+                    answer = answer_or_raise(self.sessions[rank], header)
+                    if rank not in self._refused:
+                        exchange.results[rank] = channel.decode(answer.get("result"), channel.load_tensors(payload))
+                except LearnerError as error:
+                    if rank not in self._refused or error.fatal:
+                        exchange.errors[rank] = error
+                except (channel.ChannelError, KeyError, TypeError, ValueError):
+                    exchange.errors[rank] = LearnerError("runtime_error", f"rank {rank}: the answer could not be read")
+
+    def _relay(self, rank: int, header: dict, payload: bytes, exchange: Exchange) -> None:
+        op, world_size = header.get("op"), exchange.world_size
+        self._operations[rank] += 1
+        if self._operations[rank] > MAX_OPERATIONS:
+            raise ProtocolError(f"more than {MAX_OPERATIONS} sends and receives in one call")
+        tag = header.get("tag")
+        if not _small_int(tag, MAX_TAG):
+            raise ProtocolError(f"tag must be an int in [0, {MAX_TAG}), got {tag!r}")
+        if op == "send":
+            dst, dtype, numel = header.get("dst"), header.get("dtype"), header.get("numel")
+            if not _small_int(dst, world_size) or dst == rank:
+                raise ProtocolError(f"send to {dst!r}, which is not another rank of a world of {world_size}")
+            if dtype not in ELEMENT_SIZE or not _small_int(numel, MAX_FRAME) or numel * ELEMENT_SIZE[dtype] != len(
+                    payload):
+                raise ProtocolError("a send frame whose size does not match its dtype and element count")
+            if self._buffered + sum(map(len, self._out)) + len(payload) > MAX_BUFFERED:
+                raise ProtocolError(f"more than {MAX_BUFFERED >> 20} MiB sent that no rank has received")
+            exchange.sent_bytes[rank] += len(payload)
+            exchange.messages[rank] += 1
+            clock = self._clock[rank] + 1  # one step after the latest message this rank had received
+            exchange.steps = max(exchange.steps, clock)
+            self._buffered += len(payload)
+            self._mailbox[rank, dst, tag].append((clock, dtype, numel, payload))
+            self._match(rank, dst, tag)
+        elif op == "recv":
+            src, request = header.get("src"), header.get("id")
+            if not _small_int(src, world_size) or src == rank or not _small_int(request, 1 << 62):
+                raise ProtocolError(f"recv from {src!r}, which is not another rank of a world of {world_size}")
+            self._pending[src, rank, tag].append(request)
+            self._match(src, rank, tag)
+        else:
+            raise ProtocolError(f"unknown comm operation {op!r}")
+
+    def _match(self, src: int, dst: int, tag: int) -> None:
+        messages, requests = self._mailbox[src, dst, tag], self._pending[src, dst, tag]
+        while messages and requests:
+            (clock, dtype, numel, payload), request = messages.popleft(), requests.popleft()
+            self._clock[dst] = max(self._clock[dst], clock)
+            self._buffered -= len(payload)
+            self._out[dst] += channel.pack_raw({"op": "deliver", "id": request, "src": src, "tag": tag,
+                                                "dtype": dtype, "numel": numel}, payload)
+
+    def _kill(self, exchange: Exchange, open_ranks: set) -> None:
+        exchange.killed = True
+        for rank in sorted(open_ranks):
+            session = self.sessions[rank]
+            session.process.killed_for_time = True
+            session.process.kill()
+            session.close()
+        open_ranks.clear()
+
+
+def _small_int(value, bound: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < bound

@@ -1,0 +1,64 @@
+"""The cheat suite: for every lab, submissions that try to earn a grade without doing the work.
+
+Each fixture (gpu_worker/graders/fixtures/<lab>/cheat_*.py) says in its docstring what it tries.
+None may be accepted, and where it is safe to say, the message names what was refused.
+"""
+from pathlib import Path
+
+import pytest
+
+from gpu_worker.graders import LABS
+from gpu_worker.sandbox import sandbox_level
+
+FIXTURES = Path(__file__).resolve().parents[2] / "graders" / "fixtures"
+
+LIMITS = {"wall_s": 30.0}
+CHEATS = [
+    ("ring-allreduce", "cheat_frames", "wrong_answer", "the sum over ranks is"),
+    ("ring-allreduce", "cheat_gc", "wrong_answer", "the sum over ranks is"),
+    ("ring-allreduce", "cheat_process_group", "rejected", "torch.distributed.init_process_group is not available"),
+    ("ring-allreduce", "cheat_reset_counters", "wrong_answer", "rank 0 sent 56 bytes; a ring sends at most 48"),
+    ("ring-allreduce", "cheat_monkeypatch", "wrong_answer", "the sum over ranks is"),
+    ("ring-allreduce", "cheat_reference_objects", "wrong_answer", "the sum over ranks is"),
+    ("ring-allreduce", "cheat_read_grader_files", "wrong_answer", "the sum over ranks is"),
+    ("ring-allreduce", "cheat_early_result", "rejected", "the harness did not write"),
+    ("ring-allreduce", "cheat_forge_relay", "runtime_error", "relay refused what this rank wrote: unknown comm "
+                                                             "operation 'deliver'"),
+    ("kv-sizing", "cheat_frames", "wrong_answer", "returned 0, expected 131072"),
+    ("kv-sizing", "cheat_gc", "wrong_answer", "returned 0, expected 131072"),
+    ("kv-sizing", "cheat_monkeypatch", "runtime_error", "before answering"),
+    ("kv-sizing", "cheat_reference_objects", "wrong_answer", "returned 0, expected 131072"),
+    ("kv-sizing", "cheat_read_grader_files", "wrong_answer", "returned 0, expected 131072"),
+    ("kv-sizing", "cheat_early_result", "rejected", "the harness did not write"),
+    ("paged-attention", "cheat_frames", "wrong_answer", "max abs error"),
+    ("paged-attention", "cheat_monkeypatch", "wrong_answer", "max abs error"),
+    ("paged-attention", "cheat_reference_objects", "wrong_answer", "max abs error"),
+    ("paged-attention", "cheat_read_grader_files", "wrong_answer", "max abs error"),
+    ("paged-attention", "cheat_early_result", "rejected", "test mha-one-block: refused: an answer arrived that the "
+                                                         "harness did not write"),
+    ("scheduler", "cheat_frames", "time_limit", "the trace would never finish"),
+    ("scheduler", "cheat_monkeypatch", "runtime_error", "broke the harness protocol"),
+    ("scheduler", "cheat_reference_objects", "wrong_answer", "rule 'malformed' broken"),
+    ("scheduler", "cheat_read_grader_files", "time_limit", "the trace would never finish"),
+    ("scheduler", "cheat_early_result", "rejected", "the harness did not write"),
+]
+
+
+@pytest.mark.parametrize("lab, name, verdict, words", CHEATS, ids=[f"{lab}/{name}" for lab, name, _, _ in CHEATS])
+def test_cheat_is_not_accepted(grade, fixture_source, lab, name, verdict, words):
+    result = grade(lab, fixture_source(lab, name), mode="run", limits=LIMITS)
+    assert result["verdict"] == verdict, result["message"]
+    assert words in result["message"]
+    assert "STOLE THE REFERENCE" not in result["stdout"]
+    if sandbox_level() == "bubblewrap":  # the fallback levels do not hide the file system
+        assert "FOUND" not in result["stdout"]
+    for internal in ("ring_relay.py", "ring_rank.py", "harness.py", "launcher.py", "/mnt/sandbox", "site-packages"):
+        assert internal not in result["message"], internal
+
+
+def test_every_lab_has_its_cheat_suite():
+    for lab in LABS:
+        present = {path.stem for path in (FIXTURES / lab).glob("cheat_*.py")}
+        assert present == {name for cheat_lab, name, _, _ in CHEATS if cheat_lab == lab}
+        assert {"cheat_frames", "cheat_monkeypatch", "cheat_reference_objects", "cheat_read_grader_files",
+                "cheat_early_result"} <= present
