@@ -65,9 +65,11 @@ def test_hostile_verdicts(hostile, name, verdict):
 def test_a_time_limit_names_the_test_that_hung_and_the_rest_say_they_did_not_run(hostile):
     result = hostile("infinite_loop")
     assert result["verdict"] == "time_limit"
-    assert result["message"].startswith("test kv-llama3-8b-fp16: ") and "wall-clock limit" in result["message"]
+    limits = ("wall-clock limit", "CPU time limit")  # whichever the loop hits first on a loaded host
+    assert result["message"].startswith("test kv-llama3-8b-fp16: ")
+    assert any(limit in result["message"] for limit in limits), result["message"]
     first, *rest = [test for test in result["tests"] if test["visibility"] == "public"]
-    assert first["name"] == "kv-llama3-8b-fp16" and "wall-clock limit" in first["message"]
+    assert first["name"] == "kv-llama3-8b-fp16" and any(limit in first["message"] for limit in limits)
     assert rest and all(t["message"] == "not run: the run stopped at test kv-llama3-8b-fp16" for t in rest)
 
 
