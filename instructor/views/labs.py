@@ -3,6 +3,7 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
 
 from instructor import selectors, services, sources
 from instructor.access import cohort_view
@@ -28,12 +29,17 @@ def lab(request, cohort, lab_slug: str):
 
 @cohort_view
 def submission(request, cohort, submission_id: int):
+    """The page, or (htmx) its detail: polled while it or a regrade of it is queued or running; the poll ends once all are done."""
     sub = sources.submission_get(submission_id)
     if sub is None or not selectors.is_member(cohort=cohort, learner_id=sub.learner_id):
         raise Http404("No such submission in this cohort.")
-    template = "instructor/submission.html#detail" if request.htmx else "instructor/submission.html"
-    return render(request, template, {"cohort": cohort, "sub": sub, "result": sub.result or {},
-                                      "regrades": list(sub.regrades.order_by("-created_at"))})
+    regrades = list(sub.regrades.order_by("-created_at"))
+    pending = not sub.is_done or any(not regrade.is_done for regrade in regrades)
+    context = {"cohort": cohort, "sub": sub, "result": sub.result or {}, "regrades": regrades, "pending": pending}
+    if not request.htmx:
+        return render(request, "instructor/submission.html", context)
+    response = render(request, "instructor/submission.html#detail", context)
+    return response if pending else HttpResponseStopPolling(response.content)
 
 
 @require_POST
