@@ -2,6 +2,7 @@
 from datetime import datetime
 
 from django import forms
+from django.forms.utils import pretty_name
 from django.utils import timezone
 
 
@@ -50,8 +51,9 @@ class LabPolicyForm(forms.Form):
         self.fields["lab_slug"].choices = [(lab, lab) for lab in lab_slugs]
         self.slug = slug
         if slug:
-            for field in self.fields.values():
-                field.widget.attrs.update({"form": f"policy-{slug}", "aria-label": f"{field.label} of {slug}"})
+            for name, field in self.fields.items():
+                label = field.label or pretty_name(name)
+                field.widget.attrs.update({"form": f"policy-{slug}", "aria-label": f"{label} of {slug}"})
 
     def clean(self):
         data = super().clean()
