@@ -33,7 +33,7 @@ class DrillWeightForm(forms.Form):
 
 
 class LabPolicyForm(forms.Form):
-    """One lab's policy, shown pre-filled in that lab's row of the table; `policy_data` fills in what a post leaves out."""
+    """One lab's policy, pre-filled in that lab's row of the table; `policy_data` fills what a post leaves out."""
 
     lab_slug = forms.ChoiceField(label="Lab", widget=forms.HiddenInput)
     due_at = forms.DateTimeField(required=False, input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput(),
@@ -104,7 +104,8 @@ class OverrideForm(forms.Form):
         self.max_scores = {(t["kind"], t["slug"]): t["max_score"] for t in targets}
         groups = {"lab": [], "module": []}
         for t in targets:
-            groups[t["kind"]].append((f"{t['kind']}:{t['slug']}", f"{t['title']} ({t['slug']}, max {t['max_score']:g})"))
+            label = f"{t['title']} ({t['slug']}, max {t['max_score']:g})"
+            groups[t["kind"]].append((f"{t['kind']}:{t['slug']}", label))
         self.fields["target"].choices = [("", "Pick a lab or module"), ("Labs", groups["lab"]),
                                          ("Modules (drill mastery %)", groups["module"])]
         self.fields["learner"].choices = [(user.pk, _learner_label(user)) for user in learners]

@@ -82,8 +82,8 @@ class Gradebook:
         """[{kind, slug, title, max_score}] of every override target, labs then modules, for the form's picker."""
         labs = [{"kind": ScoreOverride.Kind.LAB.value, "slug": lab["slug"], "title": lab["title"],
                  "max_score": lab["max_score"]} for lab in self.labs]
-        return labs + [{"kind": ScoreOverride.Kind.MODULE.value, "slug": m["slug"], "title": f"{m['order']}. {m['title']}",
-                        "max_score": MODULE_MAX} for m in self.modules]
+        return labs + [{"kind": ScoreOverride.Kind.MODULE.value, "slug": m["slug"],
+                        "title": f"{m['order']}. {m['title']}", "max_score": MODULE_MAX} for m in self.modules]
 
 
 def _counted_submits(rows: list[dict]) -> list[dict]:
@@ -93,7 +93,8 @@ def _counted_submits(rows: list[dict]) -> list[dict]:
     submitted_at = sources.regrade_origins(missing) if missing else {}
     submitted_at.update({pk: row["created_at"] for pk, row in originals.items()})
     counted: dict[int, dict] = {}
-    for row in sorted(rows, key=lambda r: (r["finished_at"], r["id"])):
+    # finished_at orders regrades; a row fixed by hand may lack it, so its creation time stands in.
+    for row in sorted(rows, key=lambda r: (r["finished_at"] or r["created_at"], r["id"])):
         root = row["regrade_of_id"] or row["id"]
         if row["regrade_of_id"] or root not in counted:
             counted[root] = {**row, "submitted_at": submitted_at.get(root, row["created_at"])}

@@ -15,6 +15,18 @@ SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
 PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1366, "height": 900}
 
 
+@pytest.fixture(autouse=True)
+def no_script_errors(page):
+    """Each test also fails on an uncaught script error, a console error or a failed request."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("response", lambda response: errors.append(f"{response.status} {response.url}")
+            if response.status >= 400 and not response.url.endswith("/favicon.ico") else None)
+    yield
+    assert not errors, errors
+
+
 def log_in(page, live_server, username: str = "grace", next_url: str = "") -> None:
     page.goto(f"{live_server.url}/accounts/login/" + (f"?next={next_url}" if next_url else ""))
     page.get_by_label("Username").fill(username)
@@ -131,4 +143,18 @@ def test_a_regraded_submission_shows_its_result_without_a_reload(page, live_serv
                                                     result={"tests": []})
     expect(page.locator(".dash-status")).to_have_text("done", timeout=10_000)
     expect(page.locator(".dash-verdict")).to_have_text("accepted")
+    expect(page.locator(".dash-pending")).to_have_count(0)
+
+
+def test_the_learner_page_list_fills_in_when_a_regrade_finishes(page, live_server, instructor, learner):
+    factories.course(n_modules=1, n_sections=1)
+    cohort = factories.cohort(instructor, [learner])
+    original = factories.submission(learner, "lab-1", 0.4)
+    regrade = factories.submission(learner, "lab-1", status="queued", regrade_of=original)
+    log_in(page, live_server, next_url=f"/instructor/c/{cohort.pk}/learners/{learner.pk}/")
+    row = page.locator(f"tr[data-submission='{regrade.pk}']")
+    expect(row.locator(".dash-verdict-cell")).to_have_text("queued")
+    Submission.objects.filter(pk=regrade.pk).update(status="done", verdict="accepted", score=0.9, max_score=1.0,
+                                                    result={"tests": []})
+    expect(row.locator(".dash-verdict-cell")).to_have_text("accepted", timeout=10_000)
     expect(page.locator(".dash-pending")).to_have_count(0)

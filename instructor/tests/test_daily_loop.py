@@ -137,3 +137,20 @@ def test_a_matrix_cell_opens_that_learners_module(instructor_client, cohort, lea
     assert 'value="module:m1" selected' in page  # the override picker starts on this module
     assert instructor_client.get(reverse("instructor:learner_module",
                                          args=[cohort.pk, learner.pk, "nope"])).status_code == 404
+
+
+@pytest.mark.parametrize("view", ["lab", "learner"])
+def test_a_list_with_pending_runs_polls_until_they_finish(instructor_client, cohort, learner, view):
+    original = factories.submission(learner, "lab-1", 0.5)
+    regrade = factories.submission(learner, "lab-1", status="queued", regrade_of=original)
+    args = [cohort.pk, "lab-1" if view == "lab" else learner.pk]
+    url = reverse(f"instructor:{view}", args=args)
+    page = instructor_client.get(url).content.decode()
+    assert f'hx-get="{url}?part=submissions" hx-trigger="every 2s"' in page
+    part = instructor_client.get(url, {"part": "submissions"}, HTTP_HX_REQUEST="true")
+    assert part.status_code == 200 and "<html" not in part.content.decode()
+    type(regrade).objects.filter(pk=regrade.pk).update(status="done", verdict="accepted", score=0.9, max_score=1.0)
+    done = instructor_client.get(url, {"part": "submissions"}, HTTP_HX_REQUEST="true")
+    body = done.content.decode()
+    assert done.status_code == 286 and "hx-trigger" not in body and "0.9 / 1" in body
+    assert "hx-trigger=\"every 2s\"" not in instructor_client.get(url).content.decode()

@@ -8,6 +8,7 @@ from instructor.access import cohort_view
 from instructor.charts import learner_timeline
 from instructor.gradebook import cohort_gradebook
 from instructor.matrix import HEAT_STEPS, matrix_rows, module_headers, module_progress, sort_links
+from instructor.views.labs import submissions_part, wants_submissions_part
 from instructor.views.overrides import override_form
 
 MAX_INACTIVE_DAYS = 36_500  # a century: any larger count means "ever", and a timedelta past it overflows
@@ -44,12 +45,15 @@ def _member(cohort, learner_id: int):
 @cohort_view
 def learner(request, cohort, learner_id: int):
     user = _member(cohort, learner_id)
-    gradebook = cohort_gradebook(cohort, learner_ids=[user.pk])
     submissions = list(sources.submissions_for(user_ids=[user.pk]))
+    if wants_submissions_part(request):
+        return submissions_part(request, cohort=cohort, submissions=submissions, show_lab=True)
+    gradebook = cohort_gradebook(cohort, learner_ids=[user.pk])
     attempts = sources.attempts_for(user)
     return render(request, "instructor/learner.html", {
         "cohort": cohort, "learner": user, "gradebook": gradebook, "grades": gradebook.rows[0],
-        "submissions": submissions, "attempts": attempts, "reads": sources.reads_for(user),
+        "submissions": submissions, "pending": any(not sub.is_done for sub in submissions),
+        "attempts": attempts, "reads": sources.reads_for(user),
         "timeline": learner_timeline(submissions, attempts),
         "override_form": override_form(cohort, learner=user),
         "audit": selectors.override_audit(cohort=cohort, learner_id=user.pk)})
