@@ -1,11 +1,9 @@
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from . import views
-from .forms import ThrottledAuthenticationForm
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(form_class=ThrottledAuthenticationForm), name="login"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("", include("django.contrib.auth.urls")),
 ]

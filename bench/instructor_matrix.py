@@ -65,7 +65,7 @@ def render(cohort, instructor, build) -> tuple[str, int]:
     from django.test import RequestFactory
     from django.utils import timezone
 
-    from instructor.matrix import matrix_rows, module_headers, sort_links
+    from instructor.matrix import HEAT_STEPS, matrix_rows, module_headers, sort_links
 
     request = RequestFactory().get("/")
     request.user = instructor
@@ -75,7 +75,7 @@ def render(cohort, instructor, build) -> tuple[str, int]:
     links = sort_links(gradebook, sort="total", descending=True, query="", inactive_days=7)
     html = render_to_string("instructor/matrix.html", {
         "cohort": cohort, "gradebook": gradebook, "rows": rows, "sort": "total", "descending": True, "q": "",
-        "inactive": 7, "links": links, "module_headers": module_headers(gradebook, links)}, request=request)
+        "inactive": 7, "heat_steps": HEAT_STEPS, "links": links, "module_headers": module_headers(gradebook, links)}, request=request)
     return html, len(connection.queries)
 
 

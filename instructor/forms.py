@@ -1,8 +1,10 @@
 """Forms of the dashboard; each rejects bad input with a message the page shows."""
-from django import forms
+from datetime import datetime
 
-from config.converters import MAX_ID
-from instructor.models import ScoreOverride
+from django import forms
+from django.forms.utils import pretty_name
+from django.utils import timezone
+
 
 DATETIME_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
 
@@ -31,16 +33,27 @@ class DrillWeightForm(forms.Form):
 
 
 class LabPolicyForm(forms.Form):
-    lab_slug = forms.ChoiceField(label="Lab")
-    due_at = forms.DateTimeField(required=False, input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput())
+    """One lab's policy, pre-filled in that lab's row of the table; `policy_data` fills what a post leaves out."""
+
+    lab_slug = forms.ChoiceField(label="Lab", widget=forms.HiddenInput)
+    due_at = forms.DateTimeField(required=False, input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput(),
+                                 label="Due")
     late_due_at = forms.DateTimeField(required=False, input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput(),
                                       label="Late due (zero after)")
     percent_per_day = forms.FloatField(min_value=0, max_value=100, initial=0, label="% off per day late")
     weight = forms.FloatField(min_value=0, max_value=1000, initial=1)
 
-    def __init__(self, *args, lab_slugs: list[str], **kwargs):
+    def __init__(self, *args, lab_slugs: list[str], slug: str = "", **kwargs):
+        """`slug` names the row: its inputs get their own ids and belong to the row's <form id="policy-slug">."""
+        if slug:
+            kwargs.setdefault("auto_id", f"id_{slug}_%s")
         super().__init__(*args, **kwargs)
-        self.fields["lab_slug"].choices = [(slug, slug) for slug in lab_slugs]
+        self.fields["lab_slug"].choices = [(lab, lab) for lab in lab_slugs]
+        self.slug = slug
+        if slug:
+            for name, field in self.fields.items():
+                label = field.label or pretty_name(name)
+                field.widget.attrs.update({"form": f"policy-{slug}", "aria-label": f"{label} of {slug}"})
 
     def clean(self):
         data = super().clean()
@@ -52,34 +65,64 @@ class LabPolicyForm(forms.Form):
         return data
 
 
+def policy_values(policy, lab_slug: str) -> dict:
+    """The form's values for a lab's current policy (the defaults when it has none)."""
+    if policy is None:
+        return {"lab_slug": lab_slug, "due_at": None, "late_due_at": None, "percent_per_day": 0, "weight": 1}
+    return {"lab_slug": lab_slug, "due_at": policy.due_at, "late_due_at": policy.late_due_at,
+            "percent_per_day": policy.percent_per_day, "weight": policy.weight}
+
+
+def policy_data(posted, current: dict) -> dict:
+    """The posted fields over the current values: a field the post leaves out keeps its value, never blanks it."""
+    data = {key: "" if value is None else (timezone.localtime(value).strftime("%Y-%m-%dT%H:%M")
+                                           if isinstance(value, datetime) else value)
+            for key, value in current.items()}
+    data.update({key: posted[key] for key in current if key in posted})
+    return data
+
+
+def _learner_label(learner) -> str:
+    name = learner.get_full_name()
+    return f"{learner.username} ({name})" if name else learner.username
+
+
 class OverrideForm(forms.Form):
-    learner = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=MAX_ID)
-    kind = forms.ChoiceField(choices=ScoreOverride.Kind.choices)
-    target_slug = forms.CharField(max_length=120, label="Lab or module")
+    """Pickers, not typed slugs: the learner from the cohort's roster, the target from its labs and modules."""
+
+    learner = forms.TypedChoiceField(coerce=int, label="Learner",
+                                     error_messages={"invalid_choice": "That learner is not in this cohort."})
+    target = forms.ChoiceField(label="Lab or module",
+                               error_messages={"invalid_choice": "Pick a lab or module of this course."})
     score = forms.FloatField()
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), strip=True,
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), strip=True, label="Reason (required)",
                              error_messages={"required": "Give a reason for the override."})
 
-    def __init__(self, *args, max_scores: dict[tuple[str, str], float], **kwargs):
-        """`max_scores` maps (kind, slug) to that target's maximum: it also says which targets exist."""
+    def __init__(self, *args, targets: list[dict], learners, fixed_learner=None, **kwargs):
+        """`targets`: [{kind, slug, title, max_score}]; `learners`: the roster's users (or just `fixed_learner`)."""
         super().__init__(*args, **kwargs)
-        self.max_scores = max_scores
+        self.max_scores = {(t["kind"], t["slug"]): t["max_score"] for t in targets}
+        groups = {"lab": [], "module": []}
+        for t in targets:
+            label = f"{t['title']} ({t['slug']}, max {t['max_score']:g})"
+            groups[t["kind"]].append((f"{t['kind']}:{t['slug']}", label))
+        self.fields["target"].choices = [("", "Pick a lab or module"), ("Labs", groups["lab"]),
+                                         ("Modules (drill mastery %)", groups["module"])]
+        self.fields["learner"].choices = [(user.pk, _learner_label(user)) for user in learners]
+        if fixed_learner is not None:
+            self.fields["learner"].widget = forms.HiddenInput()
+            self.fields["learner"].initial = fixed_learner.pk
 
     def clean(self):
         data = super().clean()
-        kind, slug, score = data.get("kind"), data.get("target_slug"), data.get("score")
-        if kind and slug:
-            if (kind, slug) not in self.max_scores:
-                self.add_error("target_slug", f"There is no {kind} {slug!r}.")
-            elif score is not None:
-                data["max_score"] = maximum = self.max_scores[(kind, slug)]
+        target, score = data.get("target"), data.get("score")
+        if target:
+            kind, _, slug = target.partition(":")
+            data["kind"], data["target_slug"] = kind, slug
+            data["max_score"] = maximum = self.max_scores[(kind, slug)]
+            if score is not None:
                 if score < 0:
                     self.add_error("score", "The score cannot be negative.")
                 elif score > maximum:
                     self.add_error("score", f"The score cannot be above the maximum, {maximum:g}.")
         return data
-
-
-def target_choices(targets: dict[tuple[str, str], float]) -> list[tuple[str, str, float]]:
-    """(kind, slug, maximum) of every override target, for the form's suggestions."""
-    return sorted((kind, slug, maximum) for (kind, slug), maximum in targets.items())

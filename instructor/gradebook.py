@@ -72,6 +72,13 @@ class Gradebook:
         targets.update({(ScoreOverride.Kind.MODULE.value, m["slug"]): MODULE_MAX for m in self.modules})
         return targets
 
+    def override_target_list(self) -> list[dict]:
+        """[{kind, slug, title, max_score}] of every override target, labs then modules, for the form's picker."""
+        labs = [{"kind": ScoreOverride.Kind.LAB.value, "slug": lab["slug"], "title": lab["title"],
+                 "max_score": lab["max_score"]} for lab in self.labs]
+        return labs + [{"kind": ScoreOverride.Kind.MODULE.value, "slug": m["slug"],
+                        "title": f"{m['order']}. {m['title']}", "max_score": MODULE_MAX} for m in self.modules]
+
 
 def _lab_grades(rows: list[dict], policies: dict[str, LabPolicy]) -> dict[tuple[int, str], LabGrade]:
     return {key: LabGrade(**best) for key, best in sources.penalised_best(rows, policies).items()}

@@ -126,11 +126,16 @@ class ScoreOverride(models.Model):
     undone_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                   related_name="+")
     undone_at = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                      help_text="The override that replaced this one, when a newer one did.")
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["cohort", "learner"], name="override_cohort_learner")]
         constraints = [
+            # Two live overrides of one target would leave the grade to whichever sorts last.
+            models.UniqueConstraint(fields=["cohort", "learner", "kind", "target_slug"],
+                                    condition=Q(undone_at__isnull=True), name="override_one_active_per_target"),
             models.CheckConstraint(condition=Q(kind__in=["lab", "module"]), name="override_kind_valid"),
             models.CheckConstraint(condition=Q(score__gte=0, score__lte=models.F("max_score")),
                                    name="override_score_in_range"),

@@ -110,13 +110,33 @@ def _member(cohort: Cohort, learner_id: int):
 
 def override_create(*, cohort: Cohort, learner_id: int, kind: str, target_slug: str, score: float,
                     max_score: float, reason: str, by) -> ScoreOverride:
+    """A new active override; an active one of the same target is superseded (undone, pointing at the new one).
+
+    The returned override carries `replaced`: the one it superseded, or None."""
     learner = _member(cohort, learner_id)
     if not reason.strip():
         raise ActionRefused("Give a reason for the override.")
     if not 0 <= score <= max_score:
         raise ActionRefused(f"The score must be between 0 and {max_score:g}.")
-    return ScoreOverride.objects.create(cohort=cohort, learner=learner, kind=kind, target_slug=target_slug,
-                                        score=score, max_score=max_score, reason=reason.strip(), created_by=by)
+    try:
+        with transaction.atomic():
+            previous = (ScoreOverride.objects.select_for_update()
+                        .filter(cohort=cohort, learner=learner, kind=kind, target_slug=target_slug,
+                                undone_at__isnull=True).first())
+            if previous is not None:
+                previous.undone_at, previous.undone_by = timezone.now(), by
+                previous.save(update_fields=["undone_at", "undone_by"])
+            override = ScoreOverride.objects.create(cohort=cohort, learner=learner, kind=kind, target_slug=target_slug,
+                                                    score=score, max_score=max_score, reason=reason.strip(),
+                                                    created_by=by)
+            if previous is not None:
+                previous.superseded_by = override
+                previous.save(update_fields=["superseded_by"])
+    except IntegrityError:  # another instructor saved one for the same target at the same instant
+        raise ActionRefused(f"Another override of {kind} {target_slug} for {learner.username} was saved at the "
+                            "same moment; reload the page to see it, then try again.")
+    override.replaced = previous
+    return override
 
 
 def override_undo(*, cohort: Cohort, override_id: int, by) -> ScoreOverride:

@@ -15,6 +15,8 @@ urlpatterns = [
     path("queue/", queue.queue_health, name="queue"),
     path("c/<id:cohort_id>/", progress.matrix, name="matrix"),
     path("c/<id:cohort_id>/learners/<id:learner_id>/", progress.learner, name="learner"),
+    path("c/<id:cohort_id>/learners/<id:learner_id>/modules/<slug:module_slug>/", progress.learner_module,
+         name="learner_module"),
     path("c/<id:cohort_id>/roster/", cohorts.roster, name="roster"),
     path("c/<id:cohort_id>/roster/invite/", cohorts.roster_invite, name="roster_invite"),
     path("c/<id:cohort_id>/invitations/<id:invitation_id>/withdraw/", cohorts.invitation_withdraw,

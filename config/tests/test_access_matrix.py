@@ -65,6 +65,7 @@ EXPECTED = {
     "instructor:invitation_withdraw": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:matrix": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:learner": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
+    "instructor:learner_module": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:roster": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:roster_invite": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:roster_remove": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
@@ -86,7 +87,7 @@ NOT_ALLOWED = ("anonymous", "learner_b", "other_instructor")  # may never see or
 def post_data(world) -> dict:
     """Fields that most forms accept, so a refusal is a refusal and not a form error."""
     return {"email": "newcomer2@example.com", "drill_weight": "5", "learner": world.users["learner_a"].pk,
-            "kind": "lab", "target_slug": "lab-1", "score": "1", "reason": "changed", "lab_slug": "lab-1",
+            "kind": "lab", "target_slug": "lab-1", "target": "lab:lab-1", "score": "1", "reason": "changed", "lab_slug": "lab-1",
             "percent_per_day": "0", "weight": "1", "name": "New cohort", "source": "x = 1\n", "mode": "run"}
 
 

@@ -73,7 +73,7 @@ def test_an_override_for_a_huge_learner_id_is_a_form_error(world):
     client = signed_in(world, "own_instructor")
     url = reverse("instructor:overrides", args=[world.defaults["cohort_id"]])
     for learner in (str(MAX_ID + 1), "9" * 40, str(MAX_ID)):
-        response = client.post(url, {"learner": learner, "kind": "lab", "target_slug": "lab-1", "score": "1",
+        response = client.post(url, {"learner": learner, "target": "lab:lab-1", "score": "1",
                                      "reason": "r"})
         assert response.status_code == 400, learner
     assert ScoreOverride.objects.count() == 1  # the one the world holds

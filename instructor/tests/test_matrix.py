@@ -46,7 +46,7 @@ def test_matrix_of_200_learners_and_8_modules_has_bounded_queries(instructor_cli
         response = instructor_client.get(reverse("instructor:matrix", args=[cohort.pk]))
     assert response.status_code == 200 and len(rows(response)) == 200
     page = response.content.decode()
-    assert page.count('data-learner="') == 200 and "2/4" in page
+    assert page.count('data-learner="') == 200 and "read 2/4" in page
 
 
 def test_query_count_does_not_grow_with_the_cohort(instructor_client, instructor, django_assert_num_queries):
@@ -55,16 +55,27 @@ def test_query_count_does_not_grow_with_the_cohort(instructor_client, instructor
         instructor_client.get(reverse("instructor:matrix", args=[cohort.pk]))
 
 
-def test_cells_show_reads_mastery_lab_score_and_last_activity(instructor_client, cohort, learner):
+def test_a_cell_is_the_modules_progress_coloured_with_its_figures_in_the_tooltip(instructor_client, cohort, learner):
     factories.read(learner, "m1", 2)
     factories.master(learner, factories.drills("m1", n=4)[:1])
     when = timezone.now() - timedelta(days=1)
     factories.submission(learner, "lab-1", 0.8, at=when)
     response = instructor_client.get(reverse("instructor:matrix", args=[cohort.pk]))
-    row = response.context["rows"][0]
-    assert row.cells[0] == (2, 3, 0.25, 80.0) and row.cells[1] == (0, 3, 0.0, None)
+    first, second = response.context["rows"][0].cells
+    assert (first.grade.sections_read, first.grade.final_mastery, first.grade.lab_pct) == (2, 0.25, 80.0)
+    assert first.progress == round(100 * (2 / 3 + 0.25 + 0.8) / 3, 1) and first.heat == "heat-3"
+    assert second.progress is None and second.heat == "heat-0"
     page = response.content.decode()
-    assert '<td class="num dash-read">2/3</td><td class="num">25</td><td class="num dash-lab">80</td>' in page
+    summary = "1. Module 1: read 2/3, drills 25%, lab 80%"
+    assert f'<td class="dash-cell heat-3"><a href="/instructor/c/{cohort.pk}/learners/{learner.pk}/modules/m1/" ' \
+           f'title="{summary}" aria-label="{summary}">57</a></td>' in page
+    assert '<abbr title="1. Module 1">M1</abbr>' in page and "not started" in page and "75–99%" in page
+
+
+def test_one_column_per_module_whatever_their_number(instructor_client, instructor):
+    cohort = big_cohort(instructor, 2, n_modules=9)
+    page = instructor_client.get(reverse("instructor:matrix", args=[cohort.pk])).content.decode()
+    assert page.count('<th class="dash-module">') == 9 and page.count('<td class="dash-cell') == 18
 
 
 def test_sort_by_any_column_and_filter_by_name(instructor_client, cohort, learner):
@@ -75,9 +86,9 @@ def test_sort_by_any_column_and_filter_by_name(instructor_client, cohort, learne
     factories.read(cyd, "m2", 3)
     url = reverse("instructor:matrix", args=[cohort.pk])
     assert rows(instructor_client.get(url)) == ["ada", "bob", "cyd"]
-    assert rows(instructor_client.get(url, {"sort": "m1:lab", "dir": "desc"})) == ["bob", "ada", "cyd"]
-    assert rows(instructor_client.get(url, {"sort": "m1:lab"})) == ["cyd", "ada", "bob"]
-    assert rows(instructor_client.get(url, {"sort": "m2:read", "dir": "desc"}))[0] == "cyd"
+    assert rows(instructor_client.get(url, {"sort": "m1", "dir": "desc"})) == ["bob", "ada", "cyd"]
+    assert rows(instructor_client.get(url, {"sort": "m1"})) == ["cyd", "ada", "bob"]
+    assert rows(instructor_client.get(url, {"sort": "m2", "dir": "desc"}))[0] == "cyd"
     assert rows(instructor_client.get(url, {"sort": "total", "dir": "desc"}))[0] == "bob"
     assert rows(instructor_client.get(url, {"sort": "bogus"})) == ["ada", "bob", "cyd"]
     assert rows(instructor_client.get(url, {"q": "ROBERT"})) == ["bob"]

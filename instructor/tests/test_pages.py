@@ -79,7 +79,7 @@ def test_regrade_all_takes_each_learners_latest_submit(instructor_client, cohort
 
 def test_override_shows_in_the_audit_list_and_can_be_undone(instructor_client, cohort, learner, instructor):
     url = reverse("instructor:overrides", args=[cohort.pk])
-    instructor_client.post(url, {"learner": learner.pk, "kind": "module", "target_slug": "m1", "score": "80",
+    instructor_client.post(url, {"learner": learner.pk, "target": "module:m1", "score": "80",
                                  "reason": "project work"})
     page = instructor_client.get(url).content.decode()
     assert "project work" in page and "module m1" in page and "grace" in page and "Undo" in page
@@ -110,9 +110,10 @@ def test_queue_health_shows_counts_and_workers(instructor_client, cohort, learne
 def add_rows(cohort, learner, instructor, n: int, tag: str) -> None:
     for i in range(n):
         factories.submission(learner, "lab-1", 0.5)
-        ScoreOverride.objects.create(cohort=cohort, learner=learner, kind="lab", target_slug="lab-1", score=0.5,
+        member = factories.user(f"{tag}{i}")
+        cohort.memberships.create(learner=member)
+        ScoreOverride.objects.create(cohort=cohort, learner=member, kind="lab", target_slug="lab-1", score=0.5,
                                      max_score=1.0, reason="r", created_by=instructor)
-        cohort.memberships.create(learner=factories.user(f"{tag}{i}"))
 
 
 @pytest.mark.parametrize("view, args", [("lab", ["lab-1"]), ("learner", ["LEARNER"]), ("overrides", []),

@@ -9,7 +9,8 @@ from django.views.decorators.http import require_POST
 from accounts.decorators import instructor_required
 from instructor import selectors, services, sources
 from instructor.access import cohort_view
-from instructor.forms import CohortForm, DrillWeightForm, InviteForm, JoinForm, LabPolicyForm
+from instructor.forms import (CohortForm, DrillWeightForm, InviteForm, JoinForm, LabPolicyForm, policy_data,
+                              policy_values)
 
 
 @instructor_required
@@ -53,14 +54,24 @@ def invitation_answer(request, invitation_id: int, accept: bool):
 
 
 def _roster_page(request, cohort, *, policy_form=None, weight_form=None, invite_form=None, status=200):
+    """`policy_form`, when given, is a bound form with errors: it takes its lab's row in place of the current values."""
     labs = sources.lab_slugs()
     policies = {policy.lab_slug: policy for policy in cohort.lab_policies.all()}
+    forms = {slug: LabPolicyForm(initial=policy_values(policies.get(slug), slug), lab_slugs=labs, slug=slug)
+             for slug in labs}
+    stray = None
+    if policy_form is not None:
+        slug = policy_form.data.get("lab_slug")
+        if slug in forms:
+            forms[slug] = LabPolicyForm(policy_form.data, lab_slugs=labs, slug=slug)
+            forms[slug].is_valid()
+        else:
+            stray = policy_form  # an unknown lab: its error goes above the table
     return render(request, "instructor/roster.html", {
         "cohort": cohort, "members": selectors.roster(cohort=cohort),
         "invitations": selectors.invitations_pending(cohort=cohort),
         "join_link": request.build_absolute_uri(f"{reverse('instructor:join')}?code={cohort.join_code}"),
-        "policies": [(slug, policies.get(slug)) for slug in labs],
-        "policy_form": policy_form or LabPolicyForm(lab_slugs=labs),
+        "policy_forms": list(forms.items()), "stray_policy_form": stray,
         "weight_form": weight_form or DrillWeightForm(initial={"drill_weight": cohort.drill_weight}),
         "invite_form": invite_form or InviteForm()}, status=status)
 
@@ -121,7 +132,10 @@ def code_rotate(request, cohort):
 @require_POST
 @cohort_view
 def policy_set(request, cohort):
-    form = LabPolicyForm(request.POST, lab_slugs=sources.lab_slugs())
+    """Saves one lab's policy; a field the post leaves out keeps its current value rather than being blanked."""
+    slug = request.POST.get("lab_slug", "")
+    current = policy_values(cohort.lab_policies.filter(lab_slug=slug).first(), slug)
+    form = LabPolicyForm(policy_data(request.POST, current), lab_slugs=sources.lab_slugs())
     if form.is_valid():
         services.lab_policy_set(cohort=cohort, **form.cleaned_data)
         messages.success(request, f"Policy for {form.cleaned_data['lab_slug']} saved.")

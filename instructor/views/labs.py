@@ -3,6 +3,7 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
 
 from instructor import selectors, services, sources
 from instructor.access import cohort_view
@@ -11,29 +12,48 @@ from instructor.charts import score_histogram, verdict_counts
 SHOWN = 500  # newest submissions listed; the counts and the histogram cover them all
 
 
+def wants_submissions_part(request) -> bool:
+    return bool(request.htmx) and request.GET.get("part") == "submissions"
+
+
+def submissions_part(request, *, cohort, submissions, **flags):
+    """The submissions list alone, for its own poll: the poll ends once no run in it is queued or running."""
+    pending = any(not sub.is_done for sub in submissions)
+    response = render(request, "instructor/_submissions.html",
+                      {"cohort": cohort, "submissions": submissions, "pending": pending, **flags})
+    return response if pending else HttpResponseStopPolling(response.content)
+
+
 @cohort_view
 def lab(request, cohort, lab_slug: str):
     titles = {row["slug"]: row["title"] for row in sources.lab_rows()}
     if lab_slug not in titles:
         raise Http404("No such lab.")
     submissions = list(sources.submissions_for(user_ids=selectors.member_ids(cohort=cohort), lab_slug=lab_slug))
+    if wants_submissions_part(request):
+        return submissions_part(request, cohort=cohort, submissions=submissions[:SHOWN], show_learner=True)
     scored = [sub for sub in submissions if sub.score is not None]
     maximum = max((sub.max_score or 0 for sub in scored), default=0) or 1.0
     return render(request, "instructor/lab.html", {
         "cohort": cohort, "lab_slug": lab_slug, "lab_title": titles[lab_slug], "total": len(submissions),
-        "submissions": submissions[:SHOWN],
+        "submissions": submissions[:SHOWN], "pending": any(not sub.is_done for sub in submissions[:SHOWN]),
         "verdicts": verdict_counts(submissions),
         "histogram": score_histogram([sub.score for sub in scored], maximum)})
 
 
 @cohort_view
 def submission(request, cohort, submission_id: int):
+    """The page, or (htmx) its detail: polled while it or a regrade of it is queued or running, then the poll ends."""
     sub = sources.submission_get(submission_id)
     if sub is None or not selectors.is_member(cohort=cohort, learner_id=sub.learner_id):
         raise Http404("No such submission in this cohort.")
-    template = "instructor/submission.html#detail" if request.htmx else "instructor/submission.html"
-    return render(request, template, {"cohort": cohort, "sub": sub, "result": sub.result or {},
-                                      "regrades": list(sub.regrades.order_by("-created_at"))})
+    regrades = list(sub.regrades.order_by("-created_at"))
+    pending = not sub.is_done or any(not regrade.is_done for regrade in regrades)
+    context = {"cohort": cohort, "sub": sub, "result": sub.result or {}, "regrades": regrades, "pending": pending}
+    if not request.htmx:
+        return render(request, "instructor/submission.html", context)
+    response = render(request, "instructor/submission.html#detail", context)
+    return response if pending else HttpResponseStopPolling(response.content)
 
 
 @require_POST

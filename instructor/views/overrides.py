@@ -1,36 +1,41 @@
-"""Score overrides: set one with a reason, list them all, undo one."""
+"""Score overrides: set one with a reason (it supersedes the target's active one), list them all, undo one."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from instructor import selectors, services
 from instructor.access import cohort_view
-from instructor.forms import OverrideForm, target_choices
+from instructor.forms import OverrideForm
 from instructor.gradebook import cohort_gradebook
+from instructor.templatetags.grades import number
 
 
-def _targets(cohort):
-    return cohort_gradebook(cohort, learner_ids=[]).override_targets()
+def override_form(cohort, data=None, *, learner=None, initial=None) -> OverrideForm:
+    """The form with its pickers: this cohort's learners (or one fixed learner) and the course's labs and modules."""
+    targets = cohort_gradebook(cohort, learner_ids=[]).override_target_list()
+    learners = [learner] if learner else [m.learner for m in selectors.roster(cohort=cohort)]
+    return OverrideForm(data, targets=targets, learners=learners, fixed_learner=learner, initial=initial)
 
 
 @cohort_view
 def overrides(request, cohort):
-    targets = _targets(cohort)
-    form = OverrideForm(request.POST or None, max_scores=targets)
+    form = override_form(cohort, request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            services.override_create(cohort=cohort, learner_id=data["learner"], kind=data["kind"],
-                                     target_slug=data["target_slug"], score=data["score"],
-                                     max_score=data["max_score"], reason=data["reason"], by=request.user)
+            saved = services.override_create(cohort=cohort, learner_id=data["learner"], kind=data["kind"],
+                                             target_slug=data["target_slug"], score=data["score"],
+                                             max_score=data["max_score"], reason=data["reason"], by=request.user)
         except services.ActionRefused as refusal:
             form.add_error(None, str(refusal))
         else:
-            messages.success(request, f"Override saved: {data['kind']} {data['target_slug']} = {data['score']:g}.")
+            replaced = (f" It replaces the override of {number(saved.replaced.score)} set by "
+                        f"{saved.replaced.created_by.username}." if saved.replaced else "")
+            messages.success(request, f"Override saved: {data['kind']} {data['target_slug']} = {data['score']:g}."
+                                      + replaced)
             return redirect("instructor:overrides", cohort.pk)
     return render(request, "instructor/overrides.html", {
-        "cohort": cohort, "form": form, "audit": selectors.override_audit(cohort=cohort),
-        "targets": target_choices(targets), "members": selectors.roster(cohort=cohort)},
+        "cohort": cohort, "form": form, "audit": selectors.override_audit(cohort=cohort)},
         status=400 if form.errors else 200)
 
 
