@@ -168,7 +168,8 @@ def counted_submits(rows: list[dict]) -> list[dict]:
     submitted_at = dict(Submission.objects.filter(pk__in=missing).values_list("id", "created_at")) if missing else {}
     submitted_at.update({pk: row["created_at"] for pk, row in originals.items()})
     counted: dict[int, dict] = {}
-    for row in sorted(rows, key=lambda r: (r["finished_at"], r["id"])):
+    # finished_at orders regrades; a row fixed by hand may lack it, so its creation time stands in.
+    for row in sorted(rows, key=lambda r: (r["finished_at"] or r["created_at"], r["id"])):
         root = row["regrade_of_id"] or row["id"]
         if row["regrade_of_id"] or root not in counted:
             counted[root] = {**row, "submitted_at": submitted_at.get(root, row["created_at"])}
