@@ -40,7 +40,8 @@ def test_a_learner_sees_their_cohort_first_with_their_own_row_marked(learner_cli
     response = learner_client.get(board_url())
     assert response.status_code == 200
     page = response.content.decode()
-    assert "lower is better" in page and "median latency (ms)" in page.lower()
+    assert "Ranked by <strong>median latency (ms)</strong>, lower is better." in page
+    assert "context 1024, timed by the grader" in page
     assert shown_names(page) == ["bob", "ada"]  # cy is not in Spring
     assert 'class="own-row" aria-current="true"' in page and "ada <strong>(you)</strong>" in page
     assert "You are <strong>#2</strong> of 2." in page
