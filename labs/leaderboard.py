@@ -74,8 +74,21 @@ class Board:
     entries: list[Entry] = field(default_factory=list)
 
     @property
+    def device_label(self) -> str:
+        return device_label(self.device)
+
+    @property
+    def device_choices(self) -> list[tuple[str, str]]:
+        return [(kind, device_label(kind)) for kind in self.devices]
+
+    @property
     def own(self) -> Entry | None:
         return next((entry for entry in self.entries if entry.is_own), None)
+
+
+def device_label(kind: str) -> str:
+    """How a device kind reads: results from before workers named their GPU say only "cuda"."""
+    return {"cpu": "CPU", "cuda": "GPU (model not reported)", "unknown": "device not reported"}.get(kind, kind)
 
 
 def spec_for(*, lab: Lab) -> BoardSpec | None:

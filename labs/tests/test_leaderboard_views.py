@@ -125,3 +125,20 @@ def test_the_page_costs_the_same_queries_for_many_learners(learner_client, learn
     with django_assert_max_num_queries(12):
         response = learner_client.get(board_url())
     assert len(shown_names(response.content.decode())) == 14
+
+
+def test_each_device_kind_has_its_own_board_to_pick(learner_client, learner, spring):
+    lab = speed_lab("paged-attention")
+    timed_submission(learner, lab, 0.02, gpu="NVIDIA H200")
+    older = timed_submission(UserFactory(username="old-gpu"), lab, 0.5)
+    older.result["worker"] = {"device": "cuda"}  # a worker that did not name its GPU
+    older.result["metrics"]["device"] = "cuda"
+    older.save(update_fields=["result"])
+    page = learner_client.get(board_url(scope="site")).content.decode()
+    assert ">CPU</a>" in page and ">NVIDIA H200</a>" in page and ">GPU (model not reported)</a>" in page
+    assert shown_names(page) == ["cy", "bob", "ada"]  # unasked: the CPU board, where ada has a row too
+    page = learner_client.get(board_url(scope="site", device="NVIDIA H200")).content.decode()
+    assert "Whole site, NVIDIA H200</h2>" in page and shown_names(page) == ["ada"]
+    assert "You are <strong>#1</strong> of 1." in page
+    page = learner_client.get(board_url(scope="site", device="cuda")).content.decode()
+    assert shown_names(page) == ["old-gpu"] and "You have no accepted submission on this board yet." in page
