@@ -27,6 +27,12 @@ class Lab(models.Model):
         return reverse("labs:detail", args=[self.slug])
 
     @property
+    def has_leaderboard(self) -> bool:
+        """Only labs with a speed the grader measures have a board."""
+        from labs.leaderboard import SPECS  # late: that module queries this one's models
+        return self.slug in SPECS
+
+    @property
     def wall_s(self) -> float:
         """How long one run may take in the sandbox (the worker's default when the lab names none)."""
         return float(self.limits.get("wall_s", settings.LABS["DEFAULT_WALL_S"]))
@@ -114,3 +120,19 @@ class LabDraft(models.Model):
 
     def __str__(self) -> str:
         return f"draft of {self.lab_id} by {self.learner_id}"
+
+
+class LeaderboardVisibility(models.Model):
+    """An instructor's choice to hide a lab's leaderboard from one cohort's learners (shown when no row exists)."""
+
+    cohort = models.ForeignKey("instructor.Cohort", on_delete=models.CASCADE, related_name="leaderboard_settings")
+    lab = models.ForeignKey(Lab, on_delete=models.CASCADE, related_name="leaderboard_settings")
+    hidden = models.BooleanField(default=False)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["cohort", "lab"], name="labs_board_once_per_cohort")]
+
+    def __str__(self) -> str:
+        return f"board of {self.lab_id} in {self.cohort_id}: {'hidden' if self.hidden else 'shown'}"

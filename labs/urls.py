@@ -2,13 +2,16 @@ from django.urls import path
 
 import config.converters  # noqa: F401  registers <id:...>
 
-from . import views
+from . import leaderboard_views, views
 
 app_name = "labs"
 urlpatterns = [
     path("", views.index, name="index"),
     path("submissions/<id:pk>/", views.submission, name="submission"),
     path("submissions/<id:pk>/source/", views.submission_source, name="submission_source"),
+    path("<slug:slug>/leaderboard/", leaderboard_views.board, name="leaderboard"),
+    path("<slug:slug>/leaderboard/cohorts/<id:cohort_id>/visibility/", leaderboard_views.visibility,
+         name="leaderboard_visibility"),
     path("<slug:slug>/draft/", views.draft, name="draft"),
     path("<slug:slug>/", views.detail, name="detail"),
 ]

@@ -14,6 +14,7 @@ from experiments.models import Experiment
 from gpu_worker.experiments.knobs import normalize
 from instructor.models import Invitation, ScoreOverride
 from instructor.tests import factories
+from labs.models import Lab
 
 MARKERS = ("SECRET-SOURCE-OF-ADA", "ada-private@example.com", "REASON-ABOUT-ADA")
 ROLES = ("anonymous", "learner_b", "other_instructor", "learner_a", "own_instructor")
@@ -39,6 +40,7 @@ class World:
 def build() -> World:
     factories.course(n_modules=2, n_sections=2)
     drills = load_fixture()
+    Lab.objects.create(slug="paged-attention", title="Paged attention", module_slug="m1", order=9)  # has a board
     ada = factories.user("ada")
     ada.email = MARKERS[1]
     ada.save(update_fields=["email"])
@@ -70,6 +72,8 @@ def build() -> World:
         **{f"drills:{name}": {"module_slug": card.module_slug, "slug": card.slug} for name in
            ("drill", "answer", "rate", "module")},
         "experiments:detail": {"pk": experiment.pk},
+        "labs:leaderboard": {"slug": "paged-attention"},
+        "labs:leaderboard_visibility": {"slug": "paged-attention"},
         "instructor:invitation_accept": {"invitation_id": to_ada.pk},
         "instructor:invitation_decline": {"invitation_id": to_ada.pk},
     }

@@ -102,5 +102,6 @@ def _stdout(sessions: list[LearnerSession]) -> str:
 
 def _worker_info() -> dict:
     import torch
-    return {"torch": torch.__version__, "sandbox": sandbox_level(),
-            "device": "cuda" if torch.cuda.is_available() else "cpu"}
+    cuda = torch.cuda.is_available()
+    return {"torch": torch.__version__, "sandbox": sandbox_level(), "device": "cuda" if cuda else "cpu",
+            "cuda": torch.cuda.get_device_name(0) if cuda else None}  # the GPU model: leaderboards rank per model

@@ -69,3 +69,37 @@ def result_json(submission_id: int, mode: str = "submit", verdict: str = "accept
                                                            "layout": {"title": {"text": "KV"}}}}],
         "stdout": "hello from the learner\n", "worker": {"host": "gpu-host-1", "torch": "2.13.0"},
     }
+
+
+SPEED_LABS = {"paged-attention": ("Paged attention kernel", "paged-attention"),
+              "scheduler": ("Scheduler policy", "scheduling"), "ring-allreduce": ("Ring all-reduce", "collectives")}
+
+
+def speed_lab(slug: str) -> Lab:
+    title, module_slug = SPEED_LABS[slug]
+    return LabFactory(slug=slug, title=title, module_slug=module_slug, order=len(slug))
+
+
+def timed_result(lab_slug: str, figure: float, *, gpu: str | None = None) -> dict:
+    """A result whose metrics hold `figure` where that lab's grader puts its trusted timing, on the CPU or
+    on the GPU model named `gpu` (as the worker reports it)."""
+    device = "cuda" if gpu else "cpu"
+    metrics = {"device": device, "grade_s": 1.0}
+    if lab_slug == "paged-attention":
+        metrics.update(median_ms=figure, reference_ms=2.0, timing_context=1024, timing_batch=4)
+    elif lab_slug == "scheduler":  # two fixed traces whose mean throughput is `figure`
+        metrics["traces"] = {"bursty-7": {"yours": {"throughput": figure - 0.5}},
+                             "memory-pressure-3": {"yours": {"throughput": figure + 0.5}},
+                             "hidden-bursty": {"yours": {"throughput": 99.0}}}
+    else:
+        metrics["bandwidth"] = [{"size": numel * 4, "count": numel, "busbw": figure / 10 if numel < 1048576 else figure}
+                                for numel in (1024, 16384, 262144, 1048576)]
+    return {"verdict": "accepted", "score": 1.0, "max_score": 1.0, "tests": [], "plots": [], "metrics": metrics,
+            "worker": {"host": "w1", "device": device, "cuda": gpu}}
+
+
+def timed_submission(learner, lab: Lab, figure: float, *, gpu: str | None = None, verdict: str = "accepted",
+                     mode: str = "submit", status: str = "done") -> Submission:
+    return SubmissionFactory(learner=learner, lab=lab, mode=mode, status=status, verdict=verdict,
+                             score=1.0 if verdict == "accepted" else 0.0, max_score=1.0,
+                             result=timed_result(lab.slug, figure, gpu=gpu))

@@ -1,5 +1,6 @@
 """kv-sizing: the reference is accepted with full score; each known-wrong file gets wrong_answer."""
 import pytest
+import torch
 
 from gpu_worker.engine import sizing
 from gpu_worker.graders import kv_sizing
@@ -22,6 +23,8 @@ def test_reference_accepted_with_full_score_and_plot(grade, fixture_source):
     assert layout["xaxis"]["ticktext"][0] == "512" and layout["xaxis"]["ticktext"][-1] == "32K"
     assert layout["legend"]["yanchor"] == "bottom" and layout["legend"]["y"] > 1  # above the plot, off the axes
     assert result["worker"]["sandbox"] in ("bubblewrap", "rlimits+netns", "rlimits")
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    assert result["worker"]["cuda"] == gpu  # the GPU model, which leaderboards rank by; None on a CPU host
 
 
 @pytest.mark.sandbox

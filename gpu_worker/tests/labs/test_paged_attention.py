@@ -52,6 +52,7 @@ def test_reference_accepted_on_cuda_with_half_precision_cases(grade, fixture_sou
     result = grade("paged-attention", fixture_source("paged-attention", "reference"))
     assert result["verdict"] == "accepted", result["message"]
     assert result["metrics"]["device"] == "cuda" and result["worker"]["device"] == "cuda"
+    assert result["worker"]["cuda"] == torch.cuda.get_device_name(0)  # leaderboards rank per GPU model
     names = {t["name"] for t in result["tests"]}
     assert {"hidden-gqa4-bs16-float16", "hidden-gqa4-bs16-bfloat16"} <= names
 

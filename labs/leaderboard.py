@@ -1,0 +1,167 @@
+"""Leaderboards for the labs with a speed: each learner's best accepted submission, ranked by one figure the
+grader measured on its own side, on a workload that is the same for every submission, per device kind."""
+import operator
+from dataclasses import dataclass, field
+from functools import reduce
+from datetime import datetime
+
+from django.db.models import ExpressionWrapper, F, FloatField, Q, TextField, Value, Window
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce, NullIf, RowNumber
+
+from accounts.roles import is_instructor
+from instructor.models import Cohort
+from labs.models import Lab, LeaderboardVisibility, Submission
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """Which trusted figure ranks a lab, and which way is better. The worker does not import this
+    side, so the workload's fixed shape is repeated here from its grader (named in `workload`)."""
+
+    figure: str
+    unit: str
+    lower_is_better: bool
+    workload: str
+    value: object  # a query expression giving the figure for one submission
+    fixed_workload: Q  # keeps only results measured on the fixed workload
+
+
+def _number(path: str):
+    return Cast(KT(path), FloatField())
+
+
+SCHEDULER_TRACES = ("bursty-7", "memory-pressure-3")  # the grader's public traces: fixed seeds, the same for all
+SPECS = {
+    "paged-attention": BoardSpec(
+        figure="median latency", unit="ms", lower_is_better=True,
+        workload="decode attention, batch 4, 8 query heads, context 1024, timed by the grader",
+        value=_number("result__metrics__median_ms"),
+        fixed_workload=Q(result__metrics__timing_context=1024, result__metrics__median_ms__isnull=False)),
+    "scheduler": BoardSpec(
+        figure="throughput", unit="tokens/step", lower_is_better=False,
+        workload="mean over the replayed traces " + " and ".join(SCHEDULER_TRACES) + ", 24 requests each",
+        value=ExpressionWrapper(reduce(operator.add, (_number(f"result__metrics__traces__{trace}__yours__throughput")
+                                                      for trace in SCHEDULER_TRACES)) / len(SCHEDULER_TRACES),
+                                output_field=FloatField()),
+        fixed_workload=Q(*(Q(**{f"result__metrics__traces__{trace}__yours__throughput__isnull": False})
+                           for trace in SCHEDULER_TRACES))),
+    "ring-allreduce": BoardSpec(
+        figure="bus bandwidth", unit="GB/s", lower_is_better=False,
+        workload="all-reduce of 4 MiB (float32) over 4 ranks, timed by the grader around the exchange",
+        value=_number("result__metrics__bandwidth__3__busbw"),
+        fixed_workload=Q(result__metrics__bandwidth__3__size=4 * 1048576)),
+}
+
+
+@dataclass
+class Entry:
+    rank: int
+    learner_id: int
+    username: str
+    figure: float
+    submission_id: int
+    submitted_at: datetime
+    is_own: bool = False
+
+
+@dataclass
+class Board:
+    lab: Lab
+    spec: BoardSpec
+    device: str
+    devices: list[str]
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def device_label(self) -> str:
+        return device_label(self.device)
+
+    @property
+    def device_choices(self) -> list[tuple[str, str]]:
+        return [(kind, device_label(kind)) for kind in self.devices]
+
+    @property
+    def own(self) -> Entry | None:
+        return next((entry for entry in self.entries if entry.is_own), None)
+
+
+def device_label(kind: str) -> str:
+    """How a device kind reads: results from before workers named their GPU say only "cuda"."""
+    return {"cpu": "CPU", "cuda": "GPU (model not reported)", "unknown": "device not reported"}.get(kind, kind)
+
+
+def spec_for(*, lab: Lab) -> BoardSpec | None:
+    return SPECS.get(lab.slug)
+
+
+def best_per_learner(*, lab: Lab, learner_ids=None) -> dict[str, list[dict]]:
+    """{device kind: rows of learner_id, username, figure, id, created_at}, each learner's best on that device,
+    best first, in one query. `learner_ids` (a queryset or list) limits it to a cohort."""
+    spec = SPECS[lab.slug]
+    order = F("figure").asc() if spec.lower_is_better else F("figure").desc()
+    # The GPU model's name when the worker reported one, else "cpu" or "cuda" as the grader saw it.
+    device = Coalesce(*(NullIf(KT(path), Value("null")) for path in  # SQLite reads a JSON null as "null"
+                        ("result__worker__cuda", "result__metrics__device", "result__worker__device")),
+                      Value("unknown"), output_field=TextField())
+    rows = (Submission.objects
+            .filter(spec.fixed_workload, lab=lab, mode=Submission.Mode.SUBMIT, status=Submission.Status.DONE,
+                    verdict="accepted")
+            .filter(**({} if learner_ids is None else {"learner_id__in": learner_ids}))
+            .annotate(figure=spec.value, device=device)
+            .filter(figure__isnull=False)
+            .annotate(place=Window(RowNumber(), partition_by=[F("learner_id"), F("device")],
+                                   order_by=[order, F("created_at").asc(), F("id").asc()]))
+            .filter(place=1)
+            .values("learner_id", "learner__username", "figure", "device", "id", "created_at"))
+    boards: dict[str, list[dict]] = {}
+    for row in rows:
+        boards.setdefault(row["device"], []).append(row)
+    for device_rows in boards.values():  # better figure first; of equals, who got there first
+        device_rows.sort(key=lambda row: (row["figure"] if spec.lower_is_better else -row["figure"],
+                                          row["created_at"], row["id"]))
+    return boards
+
+
+def board_for(*, lab: Lab, viewer, device: str = "", cohort: Cohort | None = None) -> Board:
+    """The board of one device kind (the viewer's own device when not asked, else the busiest), site-wide or
+    for one cohort's learners, with the viewer's row marked. Equal figures share a rank."""
+    learner_ids = None if cohort is None else cohort.memberships.values("learner_id")
+    boards = best_per_learner(lab=lab, learner_ids=learner_ids)
+    devices = sorted(boards, key=lambda kind: (kind != "cpu", kind))
+    if device not in boards:
+        own = [kind for kind in devices if any(row["learner_id"] == viewer.pk for row in boards[kind])]
+        device = own[0] if own else max(devices, key=lambda kind: len(boards[kind]), default="cpu")
+    entries, previous = [], None
+    for position, row in enumerate(boards.get(device, []), start=1):
+        rank = entries[-1].rank if previous == row["figure"] else position
+        entries.append(Entry(rank=rank, learner_id=row["learner_id"], username=row["learner__username"],
+                             figure=row["figure"], submission_id=row["id"], submitted_at=row["created_at"],
+                             is_own=row["learner_id"] == viewer.pk))
+        previous = row["figure"]
+    return Board(lab=lab, spec=SPECS[lab.slug], device=device, devices=devices, entries=entries)
+
+
+def cohorts_for(*, viewer) -> list[Cohort]:
+    """The cohorts whose board a viewer may pick: the ones they teach, else the ones they belong to."""
+    if not viewer.is_authenticated:
+        return []
+    if is_instructor(viewer):
+        taught = list(Cohort.objects.visible_to(viewer))
+        if taught:
+            return taught
+    return list(Cohort.objects.filter(memberships__learner=viewer).distinct())
+
+
+def hidden_in(*, lab: Lab, cohorts: list[Cohort]) -> list[Cohort]:
+    """Those of `cohorts` whose instructor hid this lab's board."""
+    hidden = set(LeaderboardVisibility.objects.filter(lab=lab, cohort__in=cohorts, hidden=True)
+                 .values_list("cohort_id", flat=True))
+    return [cohort for cohort in cohorts if cohort.pk in hidden]
+
+
+def hidden_for_learner(*, lab: Lab, viewer) -> bool:
+    """A learner in any cohort that hides the board does not see it, at either scope."""
+    return (viewer.is_authenticated and not is_instructor(viewer)
+            and LeaderboardVisibility.objects.filter(lab=lab, hidden=True, cohort__memberships__learner=viewer)
+            .exists())
