@@ -15,23 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from gpu_worker.engine.attention import paged_attention_decode
-
-# HBM peak in GB/s by device name (vendor data sheets); anything else is estimated from the memory clock.
-HBM_PEAK_GBPS = {"H200": 4800, "H100 SXM": 3350, "H100 80GB HBM3": 3350, "H100 PCIe": 2000, "H100 NVL": 3900,
-                 "A100-SXM4-80GB": 2039, "A100 80GB PCIe": 1935, "A100-SXM4-40GB": 1555, "A100-PCIE-40GB": 1555,
-                 "L40S": 864, "L4": 300, "A10": 600, "RTX 4090": 1008, "GH200": 4000, "B200": 8000}
-
-
-def hbm_peak_gbps(device: torch.device) -> float | None:
-    if device.type != "cuda":
-        return None
-    name = torch.cuda.get_device_name(device)
-    for key, peak in sorted(HBM_PEAK_GBPS.items(), key=lambda item: -len(item[0])):
-        if key in name:
-            return float(peak)
-    props = torch.cuda.get_device_properties(device)
-    clock_khz, bus_bits = getattr(props, "memory_clock_rate", 0), getattr(props, "memory_bus_width", 0)
-    return 2 * clock_khz * 1e3 * bus_bits / 8 / 1e9 if clock_khz and bus_bits else None
+from gpu_worker.engine.peaks import hbm_peak_gbps
 
 
 def dense_decode(query, keys, values, context_lens, scale):

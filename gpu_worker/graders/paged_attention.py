@@ -8,6 +8,7 @@ import torch
 from gpu_worker.engine.attention import paged_attention_decode as reference_attention
 from gpu_worker.graders import paged_inputs
 from gpu_worker.graders.cases import attempt, figure, line
+from gpu_worker.graders.paged_roofline import add_roofline
 from gpu_worker.sandbox import LearnerError
 
 SLUG = "paged-attention"
@@ -68,7 +69,7 @@ def _timing(session, report, rng: random.Random, dev: str) -> None:
     dtype = torch.float32 if dev == "cpu" else torch.float16
     yours, reference = [], []
     for context in TIMING_CONTEXTS:
-        case = paged_inputs.PagedCase(f"timing-{context}", 4, 2, 4, 64, 16, (context,) * 4)
+        case = timing_case(context)
         args = paged_inputs.build(case, rng.randrange(2**31), dtype)
         try:  # timing only measures: failing here leaves the verdict to the tests
             once = _grader_seconds(session, args, dev, 1)
@@ -90,6 +91,13 @@ def _timing(session, report, rng: random.Random, dev: str) -> None:
     report.plots.append(figure("Decode attention latency (batch 4, 8 heads)", [
         line("yours", contexts, yours), line("torch reference", contexts, reference, "dash")],
         "context length (tokens)", "median latency (ms)"))
+    add_roofline(report, case=timing_case(contexts[-1]), element_bytes=dtype.itemsize, dev=dev,
+                 yours_ms=yours[-1], reference_ms=reference[-1])
+
+
+def timing_case(context: int) -> paged_inputs.PagedCase:
+    """The timed workload: batch 4, 2 KV heads x 4 query heads each, head_dim 64, every context `context`."""
+    return paged_inputs.PagedCase(f"timing-{context}", 4, 2, 4, 64, 16, (context,) * 4)
 
 
 def _grader_seconds(session, args: tuple, dev: str, calls: int) -> float:

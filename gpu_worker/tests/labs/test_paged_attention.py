@@ -17,7 +17,8 @@ def test_reference_accepted_with_engine_check_timing_and_plots(grade, fixture_so
     assert "engine-generates-same-tokens" in names and {"hidden-gqa8-bs32", "hidden-gqa1-bs8"} <= names
     assert result["metrics"]["median_ms"] > 0 and result["metrics"]["reference_ms"] > 0
     assert {p["title"] for p in result["plots"]} == {"Decode attention latency (batch 4, 8 heads)",
-                                                    "KV memory: paged blocks vs contiguous reservation"}
+                                                    "KV memory: paged blocks vs contiguous reservation",
+                                                    "Your kernel on the roofline"}
 
 
 @pytest.mark.sandbox
