@@ -38,18 +38,22 @@ def add_roofline(report, *, case, element_bytes: int, dev: str, yours_ms, refere
         intensity = flops / kv_bytes
         achieved = kv_bytes / (yours_ms / 1e3) / 1e9
         report.metrics.update({
-            "achieved_gbps": round(achieved, 3), "peak_gbps": round(peaks["gbps"], 1),
-            "bandwidth_share": round(achieved / peaks["gbps"], 4), "arithmetic_intensity": round(intensity, 3),
-            "peak_source": peaks["source"],
-            "reference_gbps": round(kv_bytes / (reference_ms / 1e3) / 1e9, 3)})
+            "achieved_gbps": _figures(achieved), "peak_gbps": _figures(peaks["gbps"]),
+            "bandwidth_share": _figures(achieved / peaks["gbps"]), "arithmetic_intensity": _figures(intensity),
+            "peak_source": peaks["source"], "reference_gbps": _figures(kv_bytes / (reference_ms / 1e3) / 1e9)})
         if _positive(peaks["gflops"]):
-            report.metrics["peak_gflops"] = round(peaks["gflops"], 1)
+            report.metrics["peak_gflops"] = _figures(peaks["gflops"])
         report.plots.append(_figure(peaks, intensity, flops, yours_ms, reference_ms))
     except Exception:  # noqa: BLE001 - a broken plot must cost the learner a figure, never the grade
         for key in ("achieved_gbps", "peak_gbps", "bandwidth_share", "arithmetic_intensity", "peak_source",
                     "reference_gbps", "peak_gflops"):
             report.metrics.pop(key, None)
         report.plots[:] = [plot for plot in report.plots if plot.get("title") != TITLE]
+
+
+def _figures(value: float) -> float:
+    """Four significant figures: a CPU's 0.4 GB/s keeps its precision as well as a GPU's 3000 GB/s."""
+    return float(f"{value:.4g}")
 
 
 def _positive(value) -> bool:
@@ -70,8 +74,8 @@ def _figure(peaks: dict, intensity: float, flops: int, yours_ms: float, referenc
         {"type": "scatter", "mode": "lines", "name": f"roof: {gbps:.0f} GB/s"
          + (f", {gflops:.0f} GFLOP/s" if ridge else "") + f" ({source})", "x": roof_x, "y": roof_y,
          "line": {"color": "#888"}},
-        _point("yours", intensity, yours, "circle", yours_ms),
-        _point("torch reference", intensity, reference, "diamond", reference_ms),
+        _point("yours", intensity, yours, "circle", yours_ms, "middle left"),
+        _point("torch reference", intensity, reference, "diamond", reference_ms, "middle right"),
     ]
     fig = figure(TITLE, traces, "arithmetic intensity (FLOP / byte of KV read)", "performance (GFLOP/s)")
     layout = fig["figure"]["layout"]
@@ -79,7 +83,7 @@ def _figure(peaks: dict, intensity: float, flops: int, yours_ms: float, referenc
     return fig
 
 
-def _point(name: str, x: float, y: float, symbol: str, ms: float) -> dict:
+def _point(name: str, x: float, y: float, symbol: str, ms: float, side: str) -> dict:
     return {"type": "scatter", "mode": "markers+text", "name": name, "x": [x], "y": [y], "text": [name],
-            "textposition": "middle right", "marker": {"size": 11, "symbol": symbol},
+            "textposition": side, "marker": {"size": 11, "symbol": symbol},
             "hovertemplate": f"{name}: %{{y:.3g}} GFLOP/s at %{{x:.3g}} FLOP/byte, {ms:.3g} ms<extra></extra>"}
