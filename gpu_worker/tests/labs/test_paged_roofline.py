@@ -63,3 +63,11 @@ def test_graded_reference_sits_under_the_memory_roof(grade, fixture_source):
     peak_at_intensity = metrics["peak_gbps"] * metrics["arithmetic_intensity"]
     assert yours["y"][0] == pytest.approx(metrics["achieved_gbps"] * metrics["arithmetic_intensity"], rel=1e-3)
     assert yours["y"][0] < peak_at_intensity * 1.5  # under the roof, bar the noise of a shared host
+
+
+def test_data_sheet_lookup_prefers_the_longest_model_name():
+    from gpu_worker.engine.peaks import FP16_PEAK_TFLOPS, HBM_PEAK_GBPS, _by_name
+    assert _by_name(HBM_PEAK_GBPS, "NVIDIA H100 NVL") == 3900 and _by_name(HBM_PEAK_GBPS, "NVIDIA L40S") == 864
+    assert _by_name(FP16_PEAK_TFLOPS, "NVIDIA A100-SXM4-80GB") == 312
+    assert _by_name(FP16_PEAK_TFLOPS, "NVIDIA A10") == 125
+    assert _by_name(HBM_PEAK_GBPS, "Some Future GPU") is None
