@@ -1,10 +1,12 @@
 """Validation of parsed content files (CONTENT_SCHEMA.md); every error names file, item and field."""
 import re
 
+from gpu_worker import contract
+
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 URL = re.compile(r"^https?://[^\s/?#]+\.[^\s/?#]+(?:[/?#]\S*)?$")
 RESOURCES = {"kv-memory", "memory-bandwidth", "interconnect-bandwidth", "latency"}
-LABS = {"kv-sizing", "paged-attention", "scheduler", "ring-allreduce"}
+LABS = frozenset(contract.lab_slugs())  # one folder per lab in labs/content
 WIDGETS = {"kv-calculator", "ring-stepper", "batching-timeline", "roofline"}
 LANGUAGES = {"python", "yaml", "bash", "text"}
 LEVELS = {"junior", "mid", "senior", "staff"}

@@ -3,6 +3,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from gpu_worker import contract
+
 
 class Lab(models.Model):
     """One lab, loaded from labs/content/<slug>/ by `manage.py load_labs`."""
@@ -48,8 +50,7 @@ class Submission(models.Model):
         RUNNING = "running", "Running"
         DONE = "done", "Done"
 
-    VERDICTS = ("accepted", "wrong_answer", "time_limit", "memory_limit", "runtime_error",
-                "compile_error", "rejected", "internal_error")
+    VERDICTS = contract.VERDICTS
 
     learner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_submissions")
     lab = models.ForeignKey(Lab, on_delete=models.PROTECT, related_name="submissions")

@@ -9,6 +9,8 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from gpu_worker.contract import MAX_SOURCE_BYTES
+
 from labs.models import Lab, LabDraft, Submission
 
 log = logging.getLogger(__name__)
@@ -21,7 +23,7 @@ class SubmissionRefused(Exception):
 
 def check_source(source) -> str:
     """The source as text, or SubmissionRefused with a plain message (bytes must be UTF-8)."""
-    limit = settings.LABS["MAX_SOURCE_BYTES"]
+    limit = MAX_SOURCE_BYTES
     if isinstance(source, bytes):
         if len(source) > limit:
             raise SubmissionRefused(f"Your code is {len(source):,} bytes; the limit is {limit // 1024} KB.")
@@ -153,7 +155,7 @@ def draft_save(*, learner, lab: Lab, source) -> LabDraft:
     source = source.replace("\r\n", "\n")
     if "\ufffd" in source or "\x00" in source:
         raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
-    limit = settings.LABS["MAX_SOURCE_BYTES"]
+    limit = MAX_SOURCE_BYTES
     size = len(source.encode("utf-8", errors="surrogatepass"))
     if size > limit:
         raise SubmissionRefused(f"Your code is {size:,} bytes; the limit is {limit // 1024} KB.")

@@ -24,3 +24,15 @@ def test_web_side_does_not_import_torch():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_contract_imports_neither_torch_nor_django():
+    """Both sides import gpu_worker.contract, so it reads lab.yaml without dragging in either side's stack."""
+    code = (
+        "import sys, gpu_worker.contract as c; c.lab_limits(c.lab_slugs()[0]);"
+        "bad = sorted(m for m, mod in sys.modules.items() if mod is not None and m.split('.')[0] in"
+        " {'torch', 'numpy', 'triton', 'celery', 'kombu', 'django', 'config', 'course', 'labs'});"
+        "print(','.join(bad)); sys.exit(1 if bad else 0)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, f"gpu_worker.contract imported: {result.stdout} {result.stderr[-2000:]}"

@@ -157,7 +157,6 @@ HEALTH_WORKER_FRESH_S = float(os.environ.get("HEALTH_WORKER_FRESH_S", "35"))
 
 # --- Labs (labs/services.py): submission limits and the reaper of runs that never came back.
 LABS = {
-    "MAX_SOURCE_BYTES": 64 * 1024,
     "HOURLY_CAP": int(os.environ.get("LABS_HOURLY_CAP", "60")),  # runs and submits per learner per hour
     "QUEUE_CAP": int(os.environ.get("LABS_QUEUE_CAP", "200")),  # learners' runs waiting site-wide, at most
     "DEFAULT_WALL_S": 20.0,  # a lab's wall limit when its lab.yaml names none

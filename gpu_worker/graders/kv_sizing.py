@@ -1,13 +1,14 @@
 """Grader for `kv-sizing`: KV bytes per token, blocks that fit, and concurrent sequences, checked exactly."""
 import random
 
+from gpu_worker.contract import lab_limits
 from gpu_worker.engine import sizing
 from gpu_worker.graders.cases import attempt, exact_int, figure, line
 from gpu_worker.sandbox import LearnerError
 
 SLUG = "kv-sizing"
 FUNCTIONS = ("kv_bytes_per_token", "num_gpu_blocks", "max_concurrent_seqs")
-LIMITS = {"wall_s": 20.0, "cpu_s": 10}
+LIMITS = lab_limits("kv-sizing")  # from its lab.yaml
 GIB = 1024**3
 
 # Published shapes of well-known models (facts): used by public cases and the plot.

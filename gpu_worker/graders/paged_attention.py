@@ -5,6 +5,7 @@ import time
 
 import torch
 
+from gpu_worker.contract import lab_limits
 from gpu_worker.engine.attention import paged_attention_decode as reference_attention
 from gpu_worker.graders import paged_inputs
 from gpu_worker.graders.cases import attempt, figure, line
@@ -13,7 +14,7 @@ from gpu_worker.sandbox import LearnerError
 
 SLUG = "paged-attention"
 FUNCTIONS = ("paged_attention_decode",)
-LIMITS = {"wall_s": 90.0, "cpu_s": 75}
+LIMITS = lab_limits("paged-attention")  # from its lab.yaml
 TOLERANCE = {torch.float32: (1e-4, 1e-3), torch.float16: (2e-2, 2e-2), torch.bfloat16: (5e-2, 5e-2)}
 TIMING_CONTEXTS = (64, 256, 1024)
 SLOW_CALL_S = 0.5  # a first call slower than this (e.g. Triton's CPU interpreter) ends the timing early

@@ -3,8 +3,8 @@ import platform
 import socket
 from dataclasses import dataclass
 
-VERDICTS = ("accepted", "wrong_answer", "time_limit", "memory_limit", "runtime_error", "compile_error",
-            "rejected", "internal_error")
+from gpu_worker.contract import MODES, VERDICTS, ZERO_SCORE_VERDICTS
+
 STDOUT_CAP = 64 * 1024  # characters of learner output kept in the result JSON
 
 
@@ -30,7 +30,7 @@ class Report:
     """What a grader fills in while it runs: declared tests, their outcomes, metrics and plots."""
 
     def __init__(self, lab: str, mode: str, submission_id: int | None = None):
-        if mode not in ("run", "submit"):
+        if mode not in MODES:
             raise ValueError(f"mode must be 'run' or 'submit', got {mode!r}")
         self.lab, self.mode, self.submission_id = lab, mode, submission_id
         self.tests: dict[str, TestResult] = {}
@@ -113,7 +113,7 @@ class Report:
             })
         score = None
         if scored:
-            score = 0.0 if verdict in ("compile_error", "rejected", "internal_error") else round(earned, 4)
+            score = 0.0 if verdict in ZERO_SCORE_VERDICTS else round(earned, 4)
         stdout = self.stdout if len(self.stdout) <= STDOUT_CAP else self.stdout[:STDOUT_CAP] + "\n... (truncated)"
         return {"submission_id": self.submission_id, "lab": self.lab, "mode": self.mode, "verdict": verdict,
                 "score": score, "max_score": 1.0 if scored else None, "message": message, "tests": tests,

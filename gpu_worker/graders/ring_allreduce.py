@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 
+from gpu_worker.contract import lab_limits
 from gpu_worker.collectives.bandwidth import algbw_gbps, busbw_gbps
 from gpu_worker.graders import ring_baseline
 from gpu_worker.graders.cases import figure, line
@@ -18,7 +19,7 @@ from gpu_worker.sandbox import LearnerError
 
 SLUG = "ring-allreduce"
 FUNCTIONS = ("ring_all_reduce",)
-LIMITS = {"wall_s": 60.0, "cpu_s": 40}
+LIMITS = lab_limits("ring-allreduce")  # from its lab.yaml
 WORLD_SIZES = (2, 3, 4)
 RANKS = WORLD_SIZES[-1]  # sandboxes, one per rank; a world of N uses the first N
 CASE_TIMEOUT_S = 8.0  # one exchange; a deadlock is reported after this

@@ -5,14 +5,15 @@ import random
 import secrets
 import time
 
+from gpu_worker import contract
 from gpu_worker.graders.result import Report
 from gpu_worker.graders.source_checks import SourceProblem, check_source
 from gpu_worker.sandbox import LearnerError, LearnerSession, Limits, sandbox_level
 from gpu_worker.sandbox.process import SandboxUnavailable
 
 log = logging.getLogger(__name__)
-LABS = {"kv-sizing": "kv_sizing", "paged-attention": "paged_attention", "scheduler": "scheduler",
-        "ring-allreduce": "ring_allreduce"}
+# Each lab's grader is the module named like its slug: gpu_worker/graders/<slug with underscores>.py.
+LABS = {slug: slug.replace("-", "_") for slug in contract.lab_slugs()}
 
 
 class UnknownLab(ValueError):
@@ -26,7 +27,8 @@ def grader_module(lab: str):
 
 
 def lab_limits(lab: str) -> Limits:
-    return Limits().updated(grader_module(lab).LIMITS)
+    grader_module(lab)  # an unknown lab raises UnknownLab, as before
+    return Limits().updated(contract.lab_limits(lab))
 
 
 def grade(lab: str, source, mode: str, submission_id: int | None = None, seed: int | None = None,

@@ -1,6 +1,7 @@
 """Grader for `scheduler`: the engine's model-free replay runs the learner's policy step by step on hidden traces."""
 import random
 
+from gpu_worker.contract import lab_limits
 from gpu_worker.engine.policy import reference_policy
 from gpu_worker.engine.replay import make_trace, replay, static_batching_replay
 from gpu_worker.graders.cases import figure, line
@@ -8,7 +9,7 @@ from gpu_worker.sandbox import LearnerError
 
 SLUG = "scheduler"
 FUNCTIONS = ("schedule",)
-LIMITS = {"wall_s": 120.0, "cpu_s": 60}  # many steps, each a round trip; generous so a loaded worker does not fail a slow-but-valid policy
+LIMITS = lab_limits("scheduler")  # from its lab.yaml
 BASE_CONFIG = {"max_num_seqs": 8, "max_num_batched_tokens": 256, "block_size": 16, "num_blocks": 128}
 CONFIGS = {"bursty": BASE_CONFIG, "long-tail": BASE_CONFIG, "chat": BASE_CONFIG,
            "memory-pressure": {**BASE_CONFIG, "num_blocks": 48, "max_num_batched_tokens": 512}}

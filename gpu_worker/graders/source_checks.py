@@ -1,7 +1,7 @@
 """Checks a submitted file before anything runs: present, small enough, UTF-8, and valid Python."""
 import ast
 
-MAX_SOURCE_BYTES = 64 * 1024
+from gpu_worker.contract import MAX_SOURCE_BYTES
 
 
 class SourceProblem(Exception):
@@ -27,7 +27,8 @@ def check_source(source: str | bytes) -> str:
     if not source.strip():
         raise SourceProblem("rejected", "the file is empty")
     if size > MAX_SOURCE_BYTES:
-        raise SourceProblem("rejected", f"the file is {size} bytes; the limit is {MAX_SOURCE_BYTES} bytes (64 KB)")
+        raise SourceProblem("rejected", f"the file is {size} bytes; the limit is {MAX_SOURCE_BYTES} bytes "
+                                        f"({MAX_SOURCE_BYTES // 1024} KB)")
     try:
         ast.parse(source, filename="submission.py")
     except SyntaxError as error:
