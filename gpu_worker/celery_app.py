@@ -3,12 +3,18 @@
 Start it with `celery -A gpu_worker.celery_app worker -Q gpu --pool=solo`.
 """
 import os
+import sys
 from pathlib import Path
 
-from celery import Celery
+# kombu imports django.utils when Django happens to be installed beside it. A worker process that
+# starts here never needs Django, so it keeps it out; the web side loads Django first and is unaffected.
+if "django" not in sys.modules:
+    sys.modules["django"] = None  # type: ignore[assignment]
 
-import gpu_worker.heartbeat  # noqa: F401  (beats every ~10 s once the worker is ready)
-from gpu_worker.tasks import register_tasks
+from celery import Celery  # noqa: E402
+
+import gpu_worker.heartbeat  # noqa: F401,E402  (beats every ~10 s once the worker is ready)
+from gpu_worker.tasks import register_tasks  # noqa: E402
 
 SOFT_TIME_LIMIT = int(os.environ.get("GPU_TASK_SOFT_TIME_LIMIT", "240"))
 HARD_TIME_LIMIT = int(os.environ.get("GPU_TASK_HARD_TIME_LIMIT", "300"))
