@@ -128,7 +128,7 @@ def drain(stats: Stats, timeout: float) -> tuple[float, int, dict]:
     while waiting and time.monotonic() - started < timeout:
         for path, learner in list(waiting.items()):
             _, page, _ = learner.request(path)
-            verdict = re.search(r'id="verdict">([^<]+)<', page)
+            verdict = re.search(r'data-verdict="([^"]+)"', page)
             if verdict:
                 verdicts[verdict.group(1)] = verdicts.get(verdict.group(1), 0) + 1
                 del waiting[path]
