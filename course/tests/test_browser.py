@@ -3,11 +3,11 @@ import re
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 from playwright.sync_api import expect
 
 from course import kv_math, widget_math
 
+from testing.browser import sign_in
 from .conftest import FIXTURE_CONTENT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -40,9 +40,7 @@ def no_script_errors(page):
 @pytest.fixture
 def signed_in(page, course_site, django_user_model):
     user = django_user_model.objects.create_user("lin", "lin@example.com", "correct-horse-battery")
-    client = Client()
-    client.force_login(user)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": course_site}])
+    sign_in(page.context, user, course_site)
     return page
 
 
@@ -99,10 +97,8 @@ def test_scrolling_to_the_end_of_a_section_records_it_once(signed_in, course_sit
 
 def test_mark_read_works_without_javascript(browser, course_site, django_user_model):
     user = django_user_model.objects.create_user("nojs", "nojs@example.com", "correct-horse-battery")
-    client = Client()
-    client.force_login(user)
     context = browser.new_context(java_script_enabled=False)
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": course_site}])
+    sign_in(context, user, course_site)
     page = context.new_page()
     page.goto(f"{course_site}/course/beta/ring/")
     page.get_by_role("button", name="Mark section read").click()

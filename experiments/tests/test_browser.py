@@ -1,9 +1,9 @@
 """Chromium at phone width: two finished runs side by side draw their overlaid figures without scrolling sideways."""
 import pytest
-from django.test import Client
 from playwright.sync_api import expect
 
 from experiments.services import experiment_create, result_ingest
+from testing.browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,10 +19,7 @@ def test_compare_two_runs_on_a_phone(live_server, page, learner, small_result):
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     first, second = finished(learner, small_result), finished(learner, small_result, max_num_seqs=2)
-    client = Client()
-    client.force_login(learner)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": live_server.url}])
+    sign_in(page.context, learner, live_server.url)
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{live_server.url}/experiments/")
     page.get_by_label("First").select_option(str(first.pk))

@@ -4,12 +4,12 @@ import time
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 from playwright.sync_api import expect
 
 from course.tests.conftest import FIXTURE_CONTENT
 from experiments.models import Experiment
 from experiments.services import experiment_create
+from testing.browser import sign_in
 from testing.workers import client_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -49,10 +49,7 @@ def test_a_preset_from_a_section_runs_and_draws_on_a_phone(redis_url, local_work
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     call_command("load_course", path=str(FIXTURE_CONTENT), stdout=open("/dev/null", "w"))
-    client = Client()
-    client.force_login(learner)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": live_server.url}])
+    sign_in(page.context, learner, live_server.url)
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{live_server.url}/course/alpha/batching/")
     page.get_by_role("link", name="A tiny batch on the engine").click()

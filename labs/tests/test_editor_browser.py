@@ -1,12 +1,12 @@
 """Chromium through Playwright, at desktop and phone widths: the draft survives a reload, Run answers in
 the result panel on the same page, and a past submission loads back into the editor."""
 import pytest
-from django.test import Client
 from playwright.sync_api import expect
 
 from labs.models import LabDraft, Submission
 from labs.services import result_ingest
 from labs.tests.factories import LabFactory, SubmissionFactory, result_json
+from testing.browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
@@ -19,10 +19,7 @@ def lab_page(request, page, live_server, learner):
     page.set_viewport_size({"width": width, "height": height})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    client = Client()
-    client.force_login(learner)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": live_server.url}])
+    sign_in(page.context, learner, live_server.url)
     lab = LabFactory()
     page.url_of_lab = f"{live_server.url}{lab.get_absolute_url()}"
     yield page
@@ -112,9 +109,7 @@ def test_load_into_editor_from_a_submission_page(lab_page, learner):
 
 def test_without_javascript_run_still_goes_to_the_submission_page(browser, live_server, learner):
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
-    client = Client()
-    client.force_login(learner)
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    sign_in(context, learner, live_server.url)
     page = context.new_page()
     lab = LabFactory()
     page.goto(f"{live_server.url}{lab.get_absolute_url()}")

@@ -1,9 +1,9 @@
 """Chromium through Playwright on a 390 px phone: the board fits the screen and the viewer's row stands out."""
 import pytest
-from django.test import Client
 from playwright.sync_api import expect
 
 from labs.tests.factories import UserFactory, speed_lab, timed_submission
+from testing.browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,10 +16,7 @@ def test_the_board_fits_a_phone_and_marks_the_viewers_row(page, live_server, lea
     page.set_viewport_size({"width": 390, "height": 844})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    client = Client()
-    client.force_login(learner)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": live_server.url}])
+    sign_in(page.context, learner, live_server.url)
     page.goto(f"{live_server.url}{lab.get_absolute_url()}")
     page.get_by_role("link", name="Leaderboard").click()
     expect(page.locator("h1")).to_have_text("Leaderboard: Ring all-reduce")
