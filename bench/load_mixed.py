@@ -4,7 +4,8 @@
 
 8 learners (new accounts, signed up through the site) answer quiz drills back to back; 3 more
 submit the right kv-sizing answer every second (the site refuses a second run while one waits:
-that 400 is expected) and watch their run's page. A probe fetches a static file at the same pace,
+that 400 is expected) and watch their run. Each learner acts as a browser does: it loads whole
+pages, and posts answers and runs and polls a run's panel as the pages' htmx does. A probe fetches a static file at the same pace,
 the baseline the page latency is compared with. Afterwards it waits for every accepted run to be
 graded. Prints requests, 5xx, lost answers (a drill answer without a 2xx, a run never graded),
 page p50/p95 beside the static file's, the time to drain the queue, and /healthz.
@@ -32,14 +33,23 @@ class Stats:
         self.lock = threading.Lock()
         self.requests = self.server_errors = self.lost_answers = 0
         self.page_s: list[float] = []
+        self.by_kind: dict[str, list[float]] = {}
         self.static_s: list[float] = []
         self.runs: dict[str, "Learner"] = {}  # submission URL -> its learner
 
-    def record(self, status: int, seconds: float, static: bool = False) -> None:
+    def record(self, status: int, seconds: float, kind: str, static: bool = False) -> None:
         with self.lock:
             self.requests += 1
             self.server_errors += status >= 500 or status == 0
             (self.static_s if static else self.page_s).append(seconds)
+            self.by_kind.setdefault(kind, []).append(seconds)
+
+
+def kind_of(path: str, posted: bool) -> str:
+    """What a request is, for the latency breakdown: its verb and its path with ids and slugs folded."""
+    shape = re.sub(r"/\d+/", "/<id>/", path.split("?")[0])
+    shape = re.sub(r"^/drills/[^/]+/quiz/[^/]+/", "/drills/<module>/quiz/<drill>/", shape)
+    return ("POST " if posted else "GET ") + shape
 
 
 class Learner:
@@ -47,26 +57,29 @@ class Learner:
         self.base, self.stats = base, stats
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
 
-    def request(self, path: str, data: dict | None = None, static: bool = False) -> tuple[int, str, str]:
-        """(status, body, final URL); status 0 when the connection failed."""
+    def request(self, path: str, data: dict | None = None, static: bool = False,
+                htmx: bool = False) -> tuple[int, str, str]:
+        """(status, body, final URL); status 0 when the connection failed. `htmx`: ask as the page's
+        htmx does (its posts and polls), for the fragment a browser swaps in rather than a whole page."""
         body = urllib.parse.urlencode(data).encode() if data is not None else None
+        ask = urllib.request.Request(self.base + path, data=body, headers={"HX-Request": "true"} if htmx else {})
         started = time.perf_counter()
         try:
-            with self.opener.open(self.base + path, data=body, timeout=30) as response:
+            with self.opener.open(ask, timeout=30) as response:
                 status, text, url = response.status, response.read().decode("utf-8", "replace"), response.geturl()
         except urllib.error.HTTPError as error:
             status, text, url = error.code, error.read().decode("utf-8", "replace"), error.geturl()
         except OSError:
             status, text, url = 0, "", ""
-        self.stats.record(status, time.perf_counter() - started, static)
+        self.stats.record(status, time.perf_counter() - started, kind_of(path, body is not None), static)
         return status, text, url
 
-    def form(self, path: str, fields: dict) -> tuple[int, str, str]:
+    def form(self, path: str, fields: dict, htmx: bool = False) -> tuple[int, str, str]:
         _, page, _ = self.request(path)
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
         extra = {"round": m.group(1)} if (m := re.search(r'name="round" value="([^"]*)"', page)) else {}
         return self.request(path if "action" not in fields else fields.pop("action"),
-                            {"csrfmiddlewaretoken": token.group(1) if token else "", **extra, **fields})
+                            {"csrfmiddlewaretoken": token.group(1) if token else "", **extra, **fields}, htmx=htmx)
 
     def sign_up(self, name: str) -> None:
         status, _, url = self.form("/accounts/signup/", {"username": name, "email": f"{name}@example.com",
@@ -96,7 +109,8 @@ def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int) 
         if status != 200 or not (choice and token and round_):
             continue
         answered, _, _ = learner.request(path + "answer/", {"csrfmiddlewaretoken": token.group(1),
-                                                            "round": round_.group(1), "choice": choice.group(1)})
+                                                            "round": round_.group(1), "choice": choice.group(1)},
+                                      htmx=True)
         if not 200 <= answered < 300:
             with learner.stats.lock:
                 learner.stats.lost_answers += 1
@@ -106,12 +120,13 @@ def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int) 
 def lab_loop(learner: Learner, source: str, until: float) -> None:
     while time.monotonic() < until:
         started = time.monotonic()
-        status, _, url = learner.form("/labs/kv-sizing/", {"mode": "submit", "source": source})
-        if status == 200 and "/labs/submissions/" in url:
+        status, panel, _ = learner.form("/labs/kv-sizing/", {"mode": "submit", "source": source}, htmx=True)
+        sent = re.search(r'href="(/labs/submissions/\d+/)"', panel)
+        if status == 200 and sent:
             with learner.stats.lock:
-                learner.stats.runs[urllib.parse.urlparse(url).path] = learner
+                learner.stats.runs[sent.group(1)] = learner
         for path in [p for p, owner in list(learner.stats.runs.items()) if owner is learner][-1:]:
-            learner.request(path)  # watching the run's page
+            learner.request(path, htmx=True)  # the result panel polling its run
         time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
 
 
@@ -170,7 +185,7 @@ def main() -> None:
     for thread in threads:
         thread.join()
     load = {"requests": stats.requests, "5xx": stats.server_errors, "page": list(stats.page_s),
-            "static": list(stats.static_s)}
+            "static": list(stats.static_s), "kinds": {kind: list(v) for kind, v in stats.by_kind.items()}}
     drain_s, never_graded, verdicts = drain(stats, args.drain_timeout)
     health_status, health, _ = learners[0].request("/healthz")
     page95, static95 = pct(load["page"], 95), pct(load["static"], 95)
@@ -181,6 +196,10 @@ def main() -> None:
     print(f"page latency       p50 {pct(load['page'], 50):.0f} ms  p95 {page95:.0f} ms  ({len(load['page'])} requests)")
     print(f"static file        p50 {pct(load['static'], 50):.0f} ms  p95 {static95:.0f} ms  ({len(load['static'])} requests)")
     print(f"page/static p95    {page95 / static95:.2f}x  (target <= 3x)")
+    print("by request         p50 / p95 ms, count")
+    for kind, values in sorted(load["kinds"].items(), key=lambda item: -pct(item[1], 95) if len(item[1]) > 1 else 0):
+        if len(values) > 1:
+            print(f"  {kind:<40} {pct(values, 50):6.0f} / {pct(values, 95):6.0f}  {len(values)}")
     print(f"queue drained in   {drain_s:.1f} s after the load stopped")
     print(f"/healthz           HTTP {health_status} {health.strip()}")
 

@@ -58,9 +58,22 @@ def redis_answers(port: int, password: str) -> bool:
         return False
 
 
+def lower_priority(niceness: int) -> None:
+    """In a freshly started session: be `niceness` nicer, and so be its scheduler autogroup.
+
+    Linux schedules each session (autogroup) as one unit, so a plain `nice` in a new session is
+    fair only against processes of that same session; the autogroup's own nice value is what
+    makes grading yield the CPU to the web server."""
+    os.nice(niceness)
+    try:
+        Path("/proc/self/autogroup").write_text(str(niceness))
+    except OSError:
+        pass  # no autogroups (kernel option off, or not Linux): plain nice is all there is
+
+
 class Child:
-    def __init__(self, name: str, argv: list[str], env: dict):
-        self.name, self.argv, self.env = name, argv, env
+    def __init__(self, name: str, argv: list[str], env: dict, niceness: int = 0):
+        self.name, self.argv, self.env, self.niceness = name, argv, env, niceness
         self.process: subprocess.Popen | None = None
         self.started = 0.0
         self.delay = 1.0
@@ -69,7 +82,8 @@ class Child:
     def start(self) -> None:
         log = (VAR / f"{self.name}.log").open("a")
         self.process = subprocess.Popen(self.argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
+                                        stdin=subprocess.DEVNULL, start_new_session=True,
+                                        preexec_fn=(lambda: lower_priority(self.niceness)) if self.niceness else None)
         self.started, self.restart_at = time.monotonic(), None
 
     def check(self) -> None:
@@ -131,11 +145,10 @@ def main() -> None:
                                                   "-c", "4", "-B", "-s", str(VAR / "celerybeat-schedule"),
                                                   "-n", "web@%h", "-l", level], env))
     # Grading yields the CPU to the site: a learner's page stays quick while another's run is graded.
-    nice = ["nice", "-n", "10"] if shutil.which("nice") else []
     for number in range(1, grading_workers() + 1):
-        children.append(Child(f"gpu-worker-{number}", nice + celery + [
+        children.append(Child(f"gpu-worker-{number}", celery + [
             "-A", "gpu_worker.celery_app", "worker", "-Q", "gpu", "--pool=solo", "-n", f"gpu{number}@%h",
-            "--without-mingle", "--without-gossip", "-l", level], env))
+            "--without-mingle", "--without-gossip", "-l", level], env, niceness=10))
     cores = os.cpu_count() or 2
     children.append(Child("web", [str(BIN / "gunicorn"), "config.wsgi:application", "-b", f"{host}:{port}",
                                   "-w", os.environ.get("WEB_PROCESSES", str(min(4, cores + 1))),

@@ -3,6 +3,7 @@ import importlib.util
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -67,3 +68,15 @@ def test_as_a_user_it_stops_with_one_line_saying_what_to_install(tmp_path):
     optional = subprocess.run(["bash", str(ROOT / "scripts" / "system_deps.sh"), "--optional"],
                               env={"PATH": path}, capture_output=True, text=True)
     assert optional.returncode == 0 and "tests that need them skip" in optional.stderr
+
+
+def test_a_grading_worker_runs_nicer_than_the_site_and_so_does_its_autogroup(tmp_path, monkeypatch):
+    supervise = _supervise()
+    monkeypatch.setattr(supervise, "VAR", tmp_path)
+    show = "import os, pathlib; p = pathlib.Path('/proc/self/autogroup'); " \
+           "print(os.nice(0), p.read_text().split()[-1] if p.exists() else 'none')"
+    child = supervise.Child("nicer", [sys.executable, "-c", show], dict(os.environ), niceness=10)
+    child.start()
+    child.process.wait(timeout=30)
+    nice, autogroup = (tmp_path / "nicer.log").read_text().split()
+    assert nice == "10" and autogroup in ("10", "none")

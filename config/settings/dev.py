@@ -1,4 +1,4 @@
-"""Laptop settings for `make run`: SQLite and the filesystem broker under var/."""
+"""Settings for `make run`: SQLite under var/, and the private Redis that scripts/supervise.py starts."""
 from .base import *  # noqa: F401,F403
 from .base import SECRET_KEY as _SECRET_KEY, env_list
 
