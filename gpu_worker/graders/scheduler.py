@@ -1,5 +1,7 @@
 """Grader for `scheduler`: the engine's model-free replay runs the learner's policy step by step on hidden traces."""
+import os
 import random
+import time
 
 from gpu_worker.contract import lab_limits
 from gpu_worker.engine.policy import reference_policy
@@ -15,6 +17,10 @@ CONFIGS = {"bursty": BASE_CONFIG, "long-tail": BASE_CONFIG, "chat": BASE_CONFIG,
            "memory-pressure": {**BASE_CONFIG, "num_blocks": 48, "max_num_batched_tokens": 512}}
 PUBLIC_TRACES = (("bursty", 7), ("memory-pressure", 3))
 HIDDEN_KINDS = ("bursty", "long-tail", "memory-pressure")
+# The leaderboard's workload: a hidden trace that is the same for every submission on a site, replayed
+# unscored after an accepted submit. LEADERBOARD_SEED on the worker changes it for a site; learners never see it.
+BOARD_KIND = "chat"
+BOARD_SEED_DEFAULT = 604_807
 NUM_REQUESTS = 24
 STEP_CAP_FACTOR = 4  # a trace must finish within 4x the steps static batching needs
 STALL_STEPS = 100  # this many steps in a row with requests present and nothing scheduled: it will never finish
@@ -82,6 +88,32 @@ def grade(session, report, rng: random.Random) -> None:
         if index == 0 or (ok and visibility == "hidden" and kind == "memory-pressure"):
             _plots(report, name, result)
     report.metrics["traces"] = summary
+    if report.hidden_included and len(summary) == len(traces):
+        board = _board_throughput(session)
+        if board is not None:
+            report.metrics["board"] = board
+
+
+def board_seed() -> int:
+    value = os.environ.get("LEADERBOARD_SEED", "")
+    return int(value) if value.strip().isdigit() else BOARD_SEED_DEFAULT
+
+
+def _board_throughput(session) -> dict | None:
+    """The leaderboard's figure: throughput on the hidden fixed trace; None when the policy does not finish it
+    (the submission's verdict and score stand as graded), or when under half the run's wall time is left, so
+    that this unscored replay never turns a graded submission into a time limit."""
+    if session.process.deadline - time.monotonic() < LIMITS["wall_s"] / 2:
+        return None
+    trace, config = make_trace(BOARD_KIND, board_seed(), num_requests=NUM_REQUESTS), CONFIGS[BOARD_KIND]
+    cap = STEP_CAP_FACTOR * static_batching_replay(trace, config).totals["num_steps"]
+    try:
+        result = replay(_learner_policy(session), trace, config, step_cap=cap)
+    except (_LearnerFailed, _Stalled):
+        return None
+    if result.error is not None or result.totals["finished"] < result.totals["requests"]:
+        return None
+    return {"throughput": round(result.totals["tokens_per_step"], 4), "requests": NUM_REQUESTS}
 
 
 def _percentile(values: list, q: float):
