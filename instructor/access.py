@@ -1,10 +1,13 @@
-"""Who may reach a cohort: its instructors, and superusers for every cohort; anyone else gets 404."""
+"""Who may reach a cohort: its instructors, and superusers for every cohort; anyone else gets 404.
+Also how a cohort action that a service refuses answers: the reason as a message, back to a page."""
 from functools import wraps
 
-from django.shortcuts import get_object_or_404
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect
 
 from accounts.decorators import instructor_required
 from instructor.models import Cohort
+from instructor.services import ActionRefused
 
 
 def cohort_view(view):
@@ -17,3 +20,20 @@ def cohort_view(view):
         return view(request, cohort, *args, **kwargs)
 
     return wrapper
+
+
+def refusal_redirects_to(url_name: str):
+    """A cohort view whose service says no: show the reason and go back to `url_name` of that cohort."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request, cohort, *args, **kwargs):
+            try:
+                return view(request, cohort, *args, **kwargs)
+            except ActionRefused as refusal:
+                messages.error(request, str(refusal))
+                return redirect(url_name, cohort.pk)
+
+        return wrapper
+
+    return decorate

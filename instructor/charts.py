@@ -1,5 +1,4 @@
 """Plotly figures (plain dicts) for the dashboard; static/js/instructor/charts.js draws them."""
-from collections import Counter
 
 
 def learner_timeline(submissions, attempts) -> dict:
@@ -63,7 +62,3 @@ def score_histogram(scores: list[float], max_score: float) -> dict:
                        "yaxis": {"title": {"text": "submissions"}, "rangemode": "tozero"}, "height": 300,
                        "bargap": 0.05, "margin": {"t": 40, "r": 10}}}
 
-
-def verdict_counts(submissions) -> list[tuple[str, int]]:
-    counts = Counter(sub.verdict or sub.status for sub in submissions)
-    return counts.most_common()

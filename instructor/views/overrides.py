@@ -4,7 +4,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from instructor import selectors, services
-from instructor.access import cohort_view
+from instructor.access import cohort_view, refusal_redirects_to
 from instructor.forms import OverrideForm
 from instructor.gradebook import cohort_gradebook
 from instructor.templatetags.grades import number
@@ -41,11 +41,8 @@ def overrides(request, cohort):
 
 @require_POST
 @cohort_view
+@refusal_redirects_to("instructor:overrides")
 def override_undo(request, cohort, override_id: int):
-    try:
-        undone = services.override_undo(cohort=cohort, override_id=override_id, by=request.user)
-        messages.success(request, f"Override of {undone.kind} {undone.target_slug} for "
-                                  f"{undone.learner.username} undone.")
-    except services.ActionRefused as refusal:
-        messages.error(request, str(refusal))
+    undone = services.override_undo(cohort=cohort, override_id=override_id, by=request.user)
+    messages.success(request, f"Override of {undone.kind} {undone.target_slug} for {undone.learner.username} undone.")
     return redirect("instructor:overrides", cohort.pk)
