@@ -4,6 +4,7 @@ from functools import wraps
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_POST
 
 from accounts.decorators import instructor_required
 from instructor.models import Cohort
@@ -22,18 +23,18 @@ def cohort_view(view):
     return wrapper
 
 
-def refusal_redirects_to(url_name: str):
-    """A cohort view whose service says no: show the reason and go back to `url_name` of that cohort."""
+def cohort_action(*, refused_to: str):
+    """A POST to a cohort view; when its service refuses, the reason is shown on `refused_to` of that cohort."""
 
     def decorate(view):
         @wraps(view)
-        def wrapper(request, cohort, *args, **kwargs):
+        def answer_refusal(request, cohort, *args, **kwargs):
             try:
                 return view(request, cohort, *args, **kwargs)
             except ActionRefused as refusal:
                 messages.error(request, str(refusal))
-                return redirect(url_name, cohort.pk)
+                return redirect(refused_to, cohort.pk)
 
-        return wrapper
+        return require_POST(cohort_view(answer_refusal))
 
     return decorate

@@ -2,11 +2,10 @@
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from instructor import selectors, services, sources
-from instructor.access import cohort_view, refusal_redirects_to
+from instructor.access import cohort_action, cohort_view
 from instructor.charts import score_histogram
 
 SHOWN = 500  # newest submissions listed; the counts and the histogram cover them all
@@ -55,18 +54,14 @@ def submission(request, cohort, submission_id: int):
     return response if pending else HttpResponseStopPolling(response.content)
 
 
-@require_POST
-@cohort_view
-@refusal_redirects_to("instructor:matrix")
+@cohort_action(refused_to="instructor:matrix")
 def submission_regrade(request, cohort, submission_id: int):
     regrade = services.submission_regrade(cohort=cohort, submission_id=submission_id)
     messages.success(request, f"Submission #{submission_id} queued for regrading as #{regrade.pk}.")
     return redirect("instructor:submission", cohort.pk, regrade.pk)
 
 
-@require_POST
-@cohort_view
-@refusal_redirects_to("instructor:matrix")
+@cohort_action(refused_to="instructor:matrix")
 def lab_regrade(request, cohort, lab_slug: str):
     count = services.lab_regrade_all(cohort=cohort, lab_slug=lab_slug)
     messages.success(request, f"{count} latest submission{'s' if count != 1 else ''} queued for regrading.")
