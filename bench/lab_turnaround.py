@@ -71,7 +71,7 @@ def setup_django(folder: Path) -> None:
 def ensure_labs(slugs: list[str]) -> None:
     from django.core.management import CommandError, call_command
 
-    from labs.content import CONTENT_DIR
+    from labs.content_reader import CONTENT_DIR
     from labs.models import Lab
 
     if CONTENT_DIR.is_dir():

@@ -1,4 +1,4 @@
-"""Validation of the four exercise files into the plain-dict payload sent with `module_loaded`."""
+"""Validation of the four exercise files into the plain dicts the drills loader takes (`LoadReport.exercises`)."""
 from collections.abc import Callable
 
 from .content_schema import LANGUAGES, LEVELS, Checker, ContentError, item_label

@@ -1,4 +1,4 @@
-"""Writes parsed content into the database in one transaction and announces each module's exercises."""
+"""Writes parsed content into the database in one transaction; the report hands each module's exercises on."""
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -6,7 +6,6 @@ from django.db import transaction
 
 from .content_reader import ParsedModule, read_course
 from .models import Module, Section
-from .signals import module_loaded
 
 MODULE_FIELDS = ("title", "order", "tagline", "bound_resource", "bound_technique", "summary_html", "labs",
                  "widgets", "sources")
@@ -20,6 +19,7 @@ class LoadReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    exercises: dict[str, dict] = field(default_factory=dict)  # module slug -> its validated exercises, for drills
 
     def summary(self) -> str:
         return (f"Loaded {self.modules} modules and {self.sections} sections: {len(self.created)} created, "
@@ -54,7 +54,7 @@ def _write_module(parsed: ParsedModule, report: LoadReport) -> None:
     gone.delete()  # their SectionRead rows go with them; surviving slugs keep theirs
     report.modules += 1
     report.sections += len(parsed.sections)
-    module_loaded.send(sender=Module, module_slug=parsed.slug, exercises=parsed.exercises)
+    report.exercises[parsed.slug] = parsed.exercises
 
 
 def load_course(path: Path | str | None = None) -> LoadReport:

@@ -97,3 +97,8 @@ def section_page(module: Module, section_slug: str | None, user) -> dict | None:
         "headings": [(anchor, TAG.sub("", text)) for anchor, text in HEADING.findall(current.body_html)],
         "progress": {"read": done, "total": total, "percent": round(100 * done / total)},
     }
+
+
+def reads_for(user, limit: int = 200) -> list[SectionRead]:
+    """The sections a learner read, newest first, each with its module."""
+    return list(SectionRead.objects.filter(user=user).select_related("section__module").order_by("-read_at")[:limit])

@@ -1,13 +1,15 @@
-"""Upsert a module's drills from the course loader's `module_loaded` signal, idempotently."""
+"""Upsert each module's drills from the exercises the course loader read, idempotently."""
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils.html import strip_tags
 from django.utils.text import Truncator
 
+from course.loader import LoadReport, load_course
+
 from .models import Drill, Kind
 
-# Signal key -> (kind, keys each item must carry).
+# Exercise file key -> (kind, keys each item must carry).
 KINDS = {
     "spot_the_bug": (Kind.SPOT_THE_BUG, ("slug", "title", "prompt_html", "code", "bug_line", "fix", "explanation_html")),
     "match": (Kind.MATCH, ("slug", "title", "prompt_html", "pairs")),
@@ -74,5 +76,10 @@ def load_module_exercises(*, module_slug: str, exercises: dict) -> LoadResult:
     return LoadResult(created=len(to_create), updated=len(to_update), retired=len(gone))
 
 
-def on_module_loaded(sender, *, module_slug: str, exercises: dict, **kwargs) -> None:
-    load_module_exercises(module_slug=module_slug, exercises=exercises)
+def load_course_with_drills(path=None) -> LoadReport:
+    """Load the course, then each module's drills from the same files: all or nothing, in one transaction."""
+    with transaction.atomic():
+        report = load_course(path)
+        for module_slug, exercises in report.exercises.items():
+            load_module_exercises(module_slug=module_slug, exercises=exercises)
+    return report

@@ -1,5 +1,6 @@
-"""Plotly figures (plain dicts) for the dashboard; static/js/instructor/charts.js draws them."""
-from collections import Counter
+"""Plotly figures (plain dicts) for the dashboard; templates/_plot.html embeds them and static/js/plots.js draws them."""
+
+CLEAR = {"paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)"}  # the page shows through, light or dark
 
 
 def learner_timeline(submissions, attempts) -> dict:
@@ -33,7 +34,7 @@ def learner_timeline(submissions, attempts) -> dict:
             "layout": {"title": {"text": "Activity over time"}, "yaxis": {"title": {"text": "score %"},
                                                                        "range": [-5, 105]},
                        "legend": {"orientation": "h", "y": -0.2},
-                       "height": 340, "margin": {"t": 40, "r": 10}}}
+                       "height": 340, "margin": {"t": 40, "r": 10}, **CLEAR}}
 
 
 PALETTE = ["#2f5bd3", "#17794a", "#9a6200", "#b3261e", "#6b3fa0", "#00838f"]
@@ -61,9 +62,5 @@ def score_histogram(scores: list[float], max_score: float) -> dict:
                        "xaxis": {"title": {"text": f"score (out of {max_score:g}; the last bar includes {max_score:g})"},
                                  "range": [0, max_score or 1.0]},
                        "yaxis": {"title": {"text": "submissions"}, "rangemode": "tozero"}, "height": 300,
-                       "bargap": 0.05, "margin": {"t": 40, "r": 10}}}
+                       "bargap": 0.05, "margin": {"t": 40, "r": 10}, **CLEAR}}
 
-
-def verdict_counts(submissions) -> list[tuple[str, int]]:
-    counts = Counter(sub.verdict or sub.status for sub in submissions)
-    return counts.most_common()

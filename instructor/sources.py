@@ -1,10 +1,9 @@
-"""The one place `instructor` reads other apps: course, drills and labs, through their selectors.
+"""The one place `instructor` reaches other apps: it reads course, drills and labs through their selectors,
+and asks labs' service for a regrade. Nothing here queries another app's models itself.
 
 If a selector's name or shape changes, only this file changes.
 """
 from datetime import datetime
-
-from django.db.models import Max
 
 from course import selectors as course
 from drills import selectors as drills
@@ -31,9 +30,7 @@ def last_read_at(user_ids) -> dict[int, datetime]:
 
 def reads_for(user, limit: int = 200) -> list:
     """The sections a learner read, newest first, for the learner page."""
-    from course.models import SectionRead
-
-    return list(SectionRead.objects.filter(user=user).select_related("section__module").order_by("-read_at")[:limit])
+    return course.reads_for(user, limit)
 
 
 # --- drills -------------------------------------------------------------------------------
@@ -63,9 +60,7 @@ def lab_rows() -> list[dict]:
 
 def scored_submits(user_ids) -> list[dict]:
     """Every finished, scored submit of these learners: the rows the late policy judges one by one (1 query)."""
-    return list(labs.submissions_for(user_ids=user_ids).filter(
-        mode=Submission.Mode.SUBMIT, status=Submission.Status.DONE, score__isnull=False).values(
-        "id", "learner_id", "lab__slug", "score", "max_score", "created_at", "finished_at", "regrade_of_id"))
+    return labs.scored_submit_rows(user_ids=user_ids)
 
 
 def late_penalty_pct(submitted_at: datetime, policy) -> float:
@@ -77,33 +72,27 @@ def penalised_best(rows: list[dict], policies: dict) -> dict[tuple[int, str], di
     return labs.penalised_best(rows, policies)
 
 
-def regrade_origins(submission_ids) -> dict[int, datetime]:
-    """{id: created_at} of originals whose regrades are listed but which are not (1 query)."""
-    return dict(Submission.objects.filter(pk__in=list(submission_ids)).values_list("id", "created_at"))
-
-
 def last_submission_at(user_ids) -> dict[int, datetime]:
-    rows = (labs.submissions_for(user_ids=user_ids).filter(regrade_of__isnull=True).order_by()
-            .values("learner_id").annotate(last=Max("created_at")))
-    return {row["learner_id"]: row["last"] for row in rows}
+    return labs.last_submission_at(user_ids=user_ids)
 
 
 def submissions_for(*, user_ids, lab_slug: str | None = None):
     return labs.submissions_for(user_ids=user_ids, lab_slug=lab_slug)
 
 
+def lab_summary(*, user_ids, lab_slug: str) -> dict:
+    """{total, verdicts: [(verdict, count)], scores, max_score} over all these learners' submissions to a lab."""
+    return labs.lab_summary(user_ids=user_ids, lab_slug=lab_slug)
+
+
 def submission_get(submission_id: int) -> Submission | None:
     """One submission with its source and result (the caller checks the cohort)."""
-    return Submission.objects.select_related("lab", "learner", "regrade_of").filter(pk=submission_id).first()
+    return labs.submission_get(submission_id=submission_id)
 
 
 def latest_submits(*, user_ids, lab_slug: str) -> list[Submission]:
     """Each learner's newest finished original submit for a lab (what "regrade all" re-runs)."""
-    latest: dict[int, Submission] = {}
-    for row in (labs.submissions_for(user_ids=user_ids, lab_slug=lab_slug)
-                .filter(mode=Submission.Mode.SUBMIT, regrade_of__isnull=True, status=Submission.Status.DONE)):
-        latest.setdefault(row.learner_id, row)  # newest first
-    return list(latest.values())
+    return list(labs.latest_submits(user_ids=user_ids, lab_slug=lab_slug))
 
 
 def submission_regrade(submission: Submission) -> Submission:

@@ -1,5 +1,6 @@
 """Reads for labs: the catalogue, learners' submissions and best scores, the queue (also for `instructor`)."""
-from django.db.models import Min, Q, QuerySet
+from django.db.models import Count, Max, Min, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
 from instructor.models import LabPolicy, Membership, ScoreOverride
@@ -24,6 +25,40 @@ def submissions_for(*, user_ids=None, lab_slug: str | None = None) -> QuerySet[S
     if lab_slug is not None:
         rows = rows.filter(lab__slug=lab_slug)
     return rows.order_by("-created_at", "-id")
+
+
+def submission_get(*, submission_id: int) -> Submission | None:
+    """One submission with its source and result, whoever's it is (the caller decides who may see it)."""
+    return Submission.objects.select_related("lab", "learner", "regrade_of").filter(pk=submission_id).first()
+
+
+def lab_summary(*, user_ids, lab_slug: str) -> dict:
+    """Counts over every submission of these learners to one lab, in the database: the total, how many per
+    verdict (a run not finished counts under its status), most first, and the graded scores with the highest
+    `max_score` (1.0 when none is set)."""
+    rows = submissions_for(user_ids=user_ids, lab_slug=lab_slug).order_by()
+    outcomes = (rows.annotate(outcome=Coalesce(NullIf("verdict", Value("")), "status")).values("outcome")
+                .annotate(count=Count("id"), newest=Max("created_at")).order_by("-count", "-newest", "outcome"))
+    verdicts = [(row["outcome"], row["count"]) for row in outcomes]
+    scored = rows.filter(score__isnull=False)
+    return {"total": sum(count for _outcome, count in verdicts), "verdicts": verdicts,
+            "scores": list(scored.values_list("score", flat=True)),
+            "max_score": scored.aggregate(highest=Max("max_score"))["highest"] or 1.0}
+
+
+def latest_submits(*, user_ids, lab_slug: str) -> QuerySet[Submission]:
+    """Each learner's newest finished original submit to a lab, newest first (what "regrade all" re-runs)."""
+    originals = submissions_for(user_ids=user_ids, lab_slug=lab_slug).filter(
+        mode=Submission.Mode.SUBMIT, regrade_of__isnull=True, status=Status.DONE)
+    newest = originals.filter(learner_id=OuterRef("learner_id")).values("pk")[:1]
+    return originals.filter(pk=Subquery(newest))
+
+
+def last_submission_at(*, user_ids) -> dict:
+    """{learner_id: when they last submitted} over original submissions (regrades are not theirs)."""
+    rows = (Submission.objects.filter(learner_id__in=list(user_ids), regrade_of__isnull=True)
+            .values("learner_id").annotate(last=Max("created_at")).order_by())
+    return {row["learner_id"]: row["last"] for row in rows}
 
 
 def learner_history(*, learner, lab: Lab, limit: int = 50) -> QuerySet[Submission]:

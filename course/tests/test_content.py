@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from course.models import Module
-from course.signals import module_loaded
+from drills.loader import load_course_with_drills
 
 from .conftest import REAL_CONTENT, real_module_folders
 from .seed_overlap import copied_runs, seed_runs
@@ -16,20 +16,10 @@ MODULE_COUNT = 8  # the core course; further modules may follow in order
 
 @pytest.fixture
 def real_course(db):
-    """Load course/content (skip only while it holds no module at all); returns the exercises sent."""
+    """Load course/content (skip only while it holds no module at all); returns each module's exercises."""
     if not real_module_folders():
         pytest.skip("course/content holds no modules yet")
-    received = {}
-
-    def receiver(sender, module_slug, exercises=None, **kwargs):
-        received[module_slug] = exercises
-
-    module_loaded.connect(receiver, dispatch_uid="course-content-test")
-    try:
-        call_command("load_course", stdout=open("/dev/null", "w"))
-    finally:
-        module_loaded.disconnect(dispatch_uid="course-content-test")
-    return received
+    return load_course_with_drills().exercises
 
 
 def test_every_shipped_module_loads(real_course):

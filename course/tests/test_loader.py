@@ -3,8 +3,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.forms.models import model_to_dict
 
+from course.loader import load_course
 from course.models import Module, Section, SectionRead
-from course.signals import module_loaded
 
 from .conftest import FIXTURE_CONTENT
 
@@ -127,17 +127,8 @@ def test_listed_but_unplaced_widget_appears_after_first_section(fixture_course):
 
 
 @pytest.mark.django_db
-def test_module_loaded_signal_carries_rendered_exercises(broken_content):
-    received = {}
-
-    def receiver(sender, module_slug, exercises, **kwargs):
-        received[module_slug] = exercises
-
-    module_loaded.connect(receiver, dispatch_uid="course-test-receiver")
-    try:
-        load(broken_content)
-    finally:
-        module_loaded.disconnect(dispatch_uid="course-test-receiver")
+def test_the_load_report_carries_rendered_exercises(broken_content):
+    received = load_course(broken_content).exercises
     assert set(received) == {"alpha", "beta"}
     alpha = received["alpha"]
     assert set(alpha) == {"spot_the_bug", "match", "quiz", "cards"}

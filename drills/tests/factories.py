@@ -1,4 +1,4 @@
-"""A small module of exercises in the `module_loaded` schema, loaded through the drills loader."""
+"""A small module of exercises as the course loader reads them, loaded through the drills loader."""
 import copy
 
 from drills.loader import load_module_exercises

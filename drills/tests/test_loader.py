@@ -1,8 +1,10 @@
-"""The loader upserts drills idempotently, keeps attempts, retires what is gone, and listens to the course signal."""
+"""The loader upserts drills idempotently, keeps attempts, retires what is gone, and load with the course."""
 import pytest
+from django.core.management import call_command
 
-from course.signals import module_loaded
-from drills.loader import load_module_exercises
+from course.models import Module
+from course.tests.conftest import FIXTURE_CONTENT
+from drills.loader import load_course_with_drills, load_module_exercises
 from drills.models import Attempt, Drill
 from drills.services import attempt_submit
 from drills.tests import factories
@@ -52,7 +54,10 @@ def test_item_missing_a_required_key_is_refused():
     assert not Drill.objects.exists()
 
 
-def test_the_course_signal_loads_drills():
-    module_loaded.send(sender=None, module_slug=factories.MODULE, exercises=factories.exercises())
-    kinds = sorted(Drill.objects.filter(module_slug=factories.MODULE).values_list("kind", flat=True))
-    assert kinds == ["card", "match", "quiz", "quiz", "spot-the-bug"]
+def test_load_course_loads_each_modules_drills_after_it():
+    call_command("load_course", path=str(FIXTURE_CONTENT), stdout=open("/dev/null", "w"))
+    report = load_course_with_drills(FIXTURE_CONTENT)
+    assert set(Drill.objects.values_list("module_slug", flat=True)) == set(Module.objects.values_list("slug", flat=True))
+    for module_slug, exercises in report.exercises.items():
+        slugs = sorted(item["slug"] for items in exercises.values() for item in items)
+        assert sorted(Drill.objects.filter(module_slug=module_slug).values_list("slug", flat=True)) == slugs

@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from instructor.tests import factories
+from testing.browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -44,3 +45,15 @@ def test_override_a_lab_score_and_find_it_in_the_csv(page, live_server, instruct
     assert text.startswith("username,name,email,lab-1 raw best")
     assert "lab lab-1 = 0.85 by grace" in text and "Oral defence showed the kernel works" in text
     assert cohort.pk
+
+
+def test_the_lab_page_draws_its_histogram_and_a_picked_submissions_plot(page, live_server, cohort, instructor, learner):
+    figure = {"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4]}], "layout": {}}
+    sub = factories.submission(learner, "lab-1", 0.4, result={"tests": [], "plots": [
+        {"title": "Latency by batch", "figure": figure}]})
+    sign_in(page.context, instructor, live_server.url)
+    page.goto(f"{live_server.url}/instructor/c/{cohort.pk}/labs/lab-1/")
+    expect(page.locator('.plot.js-plotly-plot[aria-label="Score histogram"]')).to_have_count(1, timeout=20_000)
+    page.locator(f"tr[data-submission='{sub.pk}'] a").first.click()  # the detail comes in by htmx
+    expect(page.locator('#submission-panel .plot.js-plotly-plot[aria-label="Latency by batch"]')).to_have_count(
+        1, timeout=20_000)

@@ -33,7 +33,7 @@ def test_submission_detail_shows_code_tests_and_plots_also_as_a_partial(instruct
     url = reverse("instructor:submission", args=[cohort.pk, sub.pk])
     page = instructor_client.get(url).content.decode()
     assert "return 42" in page and "expected 98304" in page and "Latency by batch" in page
-    assert "data-figure=" in page and "learner says hi" in page and "<html" in page
+    assert "data-plot" in page and "learner says hi" in page and "<html" in page
     partial = instructor_client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert "return 42" in partial and "<html" not in partial
 

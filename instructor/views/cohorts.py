@@ -8,7 +8,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.decorators import instructor_required
 from instructor import selectors, services, sources
-from instructor.access import cohort_view
+from instructor.access import cohort_action, cohort_view
 from instructor.forms import (CohortForm, DrillWeightForm, InviteForm, JoinForm, LabPolicyForm, policy_data,
                               policy_values)
 
@@ -99,25 +99,17 @@ def roster_invite(request, cohort):
     return redirect("instructor:roster", cohort.pk)
 
 
-@require_POST
-@cohort_view
+@cohort_action(refused_to="instructor:roster")
 def invitation_withdraw(request, cohort, invitation_id: int):
-    try:
-        services.invitation_withdraw(cohort=cohort, invitation_id=invitation_id)
-        messages.success(request, "Invitation withdrawn.")
-    except services.ActionRefused as refusal:
-        messages.error(request, str(refusal))
+    services.invitation_withdraw(cohort=cohort, invitation_id=invitation_id)
+    messages.success(request, "Invitation withdrawn.")
     return redirect("instructor:roster", cohort.pk)
 
 
-@require_POST
-@cohort_view
+@cohort_action(refused_to="instructor:roster")
 def roster_remove(request, cohort, learner_id: int):
-    try:
-        services.learner_remove(cohort=cohort, learner_id=learner_id)
-        messages.success(request, "Learner removed from the cohort.")
-    except services.ActionRefused as refusal:
-        messages.error(request, str(refusal))
+    services.learner_remove(cohort=cohort, learner_id=learner_id)
+    messages.success(request, "Learner removed from the cohort.")
     return redirect("instructor:roster", cohort.pk)
 
 

@@ -2,12 +2,11 @@
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from instructor import selectors, services, sources
-from instructor.access import cohort_view
-from instructor.charts import score_histogram, verdict_counts
+from instructor.access import cohort_action, cohort_view
+from instructor.charts import score_histogram
 
 SHOWN = 500  # newest submissions listed; the counts and the histogram cover them all
 
@@ -29,16 +28,15 @@ def lab(request, cohort, lab_slug: str):
     titles = {row["slug"]: row["title"] for row in sources.lab_rows()}
     if lab_slug not in titles:
         raise Http404("No such lab.")
-    submissions = list(sources.submissions_for(user_ids=selectors.member_ids(cohort=cohort), lab_slug=lab_slug))
+    user_ids = selectors.member_ids(cohort=cohort)
+    submissions = list(sources.submissions_for(user_ids=user_ids, lab_slug=lab_slug)[:SHOWN])
     if wants_submissions_part(request):
-        return submissions_part(request, cohort=cohort, submissions=submissions[:SHOWN], show_learner=True)
-    scored = [sub for sub in submissions if sub.score is not None]
-    maximum = max((sub.max_score or 0 for sub in scored), default=0) or 1.0
+        return submissions_part(request, cohort=cohort, submissions=submissions, show_learner=True)
+    summary = sources.lab_summary(user_ids=user_ids, lab_slug=lab_slug)
     return render(request, "instructor/lab.html", {
-        "cohort": cohort, "lab_slug": lab_slug, "lab_title": titles[lab_slug], "total": len(submissions),
-        "submissions": submissions[:SHOWN], "pending": any(not sub.is_done for sub in submissions[:SHOWN]),
-        "verdicts": verdict_counts(submissions),
-        "histogram": score_histogram([sub.score for sub in scored], maximum)})
+        "cohort": cohort, "lab_slug": lab_slug, "lab_title": titles[lab_slug], "total": summary["total"],
+        "submissions": submissions, "pending": any(not sub.is_done for sub in submissions),
+        "verdicts": summary["verdicts"], "histogram": score_histogram(summary["scores"], summary["max_score"])})
 
 
 @cohort_view
@@ -56,25 +54,15 @@ def submission(request, cohort, submission_id: int):
     return response if pending else HttpResponseStopPolling(response.content)
 
 
-@require_POST
-@cohort_view
+@cohort_action(refused_to="instructor:matrix")
 def submission_regrade(request, cohort, submission_id: int):
-    try:
-        regrade = services.submission_regrade(cohort=cohort, submission_id=submission_id)
-    except services.ActionRefused as refusal:
-        messages.error(request, str(refusal))
-        return redirect("instructor:matrix", cohort.pk)
+    regrade = services.submission_regrade(cohort=cohort, submission_id=submission_id)
     messages.success(request, f"Submission #{submission_id} queued for regrading as #{regrade.pk}.")
     return redirect("instructor:submission", cohort.pk, regrade.pk)
 
 
-@require_POST
-@cohort_view
+@cohort_action(refused_to="instructor:matrix")
 def lab_regrade(request, cohort, lab_slug: str):
-    try:
-        count = services.lab_regrade_all(cohort=cohort, lab_slug=lab_slug)
-    except services.ActionRefused as refusal:
-        messages.error(request, str(refusal))
-        return redirect("instructor:matrix", cohort.pk)
+    count = services.lab_regrade_all(cohort=cohort, lab_slug=lab_slug)
     messages.success(request, f"{count} latest submission{'s' if count != 1 else ''} queued for regrading.")
     return redirect("instructor:lab", cohort.pk, lab_slug)

@@ -1,10 +1,9 @@
 """Score overrides: set one with a reason (it supersedes the target's active one), list them all, undo one."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
 
 from instructor import selectors, services
-from instructor.access import cohort_view
+from instructor.access import cohort_action, cohort_view
 from instructor.forms import OverrideForm
 from instructor.gradebook import cohort_gradebook
 from instructor.templatetags.grades import number
@@ -39,13 +38,8 @@ def overrides(request, cohort):
         status=400 if form.errors else 200)
 
 
-@require_POST
-@cohort_view
+@cohort_action(refused_to="instructor:overrides")
 def override_undo(request, cohort, override_id: int):
-    try:
-        undone = services.override_undo(cohort=cohort, override_id=override_id, by=request.user)
-        messages.success(request, f"Override of {undone.kind} {undone.target_slug} for "
-                                  f"{undone.learner.username} undone.")
-    except services.ActionRefused as refusal:
-        messages.error(request, str(refusal))
+    undone = services.override_undo(cohort=cohort, override_id=override_id, by=request.user)
+    messages.success(request, f"Override of {undone.kind} {undone.target_slug} for {undone.learner.username} undone.")
     return redirect("instructor:overrides", cohort.pk)

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from labs.content import CONTENT_DIR
+from labs.content_reader import CONTENT_DIR
 from labs.models import Lab
 
 pytestmark = pytest.mark.django_db

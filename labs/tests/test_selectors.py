@@ -11,8 +11,8 @@ from labs.tests.factories import LabFactory, SubmissionFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 
-def _done(learner, lab, score, mode="submit", **extra):
-    return SubmissionFactory(learner=learner, lab=lab, mode=mode, status="done", verdict="wrong_answer",
+def _done(learner, lab, score, mode="submit", verdict="wrong_answer", **extra):
+    return SubmissionFactory(learner=learner, lab=lab, mode=mode, status="done", verdict=verdict,
                              score=score, max_score=1.0, finished_at=timezone.now(), **extra)
 
 
@@ -88,3 +88,39 @@ def test_nested_metrics_become_tables_with_a_column_per_system():
                          "rows": [["steps", 230, 204], ["preemptions", 0, 1]]}
     assert tables[1] == {"title": "timing", "headers": ["value"],
                          "rows": [["median_ms", 1.9], ["reference_ms", 1.6]]}
+
+
+def test_lab_summary_counts_in_the_database(django_assert_num_queries):
+    ada, bob, eve = UserFactory(), UserFactory(), UserFactory()
+    kv, sched = LabFactory(), LabFactory(slug="scheduler")
+    _done(ada, kv, 0.2)
+    _done(bob, kv, 1.0, verdict="accepted")
+    _done(ada, kv, None, mode="run")
+    SubmissionFactory(learner=bob, lab=kv)  # queued: counted under its status, no score
+    _done(ada, sched, 0.5)  # another lab
+    _done(eve, kv, 0.9)  # another learner
+    with django_assert_num_queries(3):
+        summary = selectors.lab_summary(user_ids=[ada.pk, bob.pk], lab_slug="kv-sizing")
+    assert summary["total"] == 4
+    assert summary["verdicts"] == [("wrong_answer", 2), ("queued", 1), ("accepted", 1)]  # a tie: newest first
+    assert sorted(summary["scores"]) == [0.2, 1.0] and summary["max_score"] == 1.0
+
+
+def test_lab_summary_of_nothing_scored_has_a_maximum_of_one():
+    ada, kv = UserFactory(), LabFactory()
+    SubmissionFactory(learner=ada, lab=kv)
+    summary = selectors.lab_summary(user_ids=[ada.pk], lab_slug="kv-sizing")
+    assert summary == {"total": 1, "verdicts": [("queued", 1)], "scores": [], "max_score": 1.0}
+
+
+def test_latest_submits_take_each_learners_newest_finished_original():
+    ada, bob, kv = UserFactory(), UserFactory(), LabFactory()
+    first = _done(ada, kv, 0.1)
+    ada_latest = _done(ada, kv, 0.3)
+    _done(ada, kv, None, mode="run")
+    _done(ada, kv, 0.9, regrade_of=ada_latest)
+    SubmissionFactory(learner=ada, lab=kv, mode="submit")  # still queued
+    bob_only = _done(bob, kv, 0.5)
+    Submission.objects.filter(pk__in=[first.pk, ada_latest.pk]).update(created_at=timezone.now())  # a tie: the later id
+    rows = list(selectors.latest_submits(user_ids=[ada.pk, bob.pk], lab_slug="kv-sizing"))
+    assert sorted(row.pk for row in rows) == sorted([ada_latest.pk, bob_only.pk])

@@ -1,8 +1,10 @@
-"""`manage.py load_course [--path DIR]`: validate and load the course content, idempotently."""
+"""`manage.py load_course [--path DIR]`: validate and load the course content and its drills, idempotently.
+
+The one place `course` calls into `drills`: the drills loader writes each module's exercises after the module."""
 from django.core.management.base import BaseCommand, CommandError
 
 from course.content_schema import ContentError
-from course.loader import load_course
+from drills.loader import load_course_with_drills
 
 
 class Command(BaseCommand):
@@ -13,7 +15,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, path=None, **options):
         try:
-            report = load_course(path)
+            report = load_course_with_drills(path)
         except ContentError as error:
             raise CommandError(f"Invalid course content: {error}") from error
         if not report.modules:

@@ -2,7 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from labs.content import CONTENT_DIR, ContentError, read_all
+from labs.content_reader import CONTENT_DIR, LabContentError, read_all
 from labs.models import Lab
 
 
@@ -15,7 +15,7 @@ class Command(BaseCommand):
     def handle(self, *args, path, **options):
         try:
             labs = read_all(path)
-        except ContentError as error:
+        except LabContentError as error:
             raise CommandError(str(error))
         created = updated = 0
         with transaction.atomic():

@@ -11,7 +11,7 @@ LIMIT_FIELDS = {"wall_s", "cpu_s", "memory_bytes", "file_bytes", "nproc", "outpu
 KNOWN_FIELDS = {"slug", "title", "module", "module_slug", "order", "summary", "contract", "limits"}
 
 
-class ContentError(ValueError):
+class LabContentError(ValueError):
     """An invalid lab folder; the message names the file and the field."""
 
 
@@ -36,7 +36,7 @@ class LabContent:
 def read_all(root: Path = CONTENT_DIR) -> list[LabContent]:
     root = Path(root)
     if not root.is_dir():
-        raise ContentError(f"{root}: no such folder")
+        raise LabContentError(f"{root}: no such folder")
     folders = sorted(path for path in root.iterdir() if path.is_dir() and not path.name.startswith((".", "_")))
     return [read_lab(folder) for folder in folders]
 
@@ -46,7 +46,7 @@ def read_lab(folder: Path) -> LabContent:
     data = _yaml(spec_file)
     slug = folder.name
     if data.get("slug", slug) != slug:
-        raise ContentError(f"{spec_file}: field 'slug' is {data['slug']!r} but the folder is {slug!r}")
+        raise LabContentError(f"{spec_file}: field 'slug' is {data['slug']!r} but the folder is {slug!r}")
     return LabContent(
         slug=slug,
         title=_text(data, "title", spec_file, required=True),
@@ -63,13 +63,13 @@ def read_lab(folder: Path) -> LabContent:
 
 def _read(path: Path) -> str:
     if not path.is_file():
-        raise ContentError(f"{path}: file is missing")
+        raise LabContentError(f"{path}: file is missing")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        raise ContentError(f"{path}: not UTF-8 ({error})")
+        raise LabContentError(f"{path}: not UTF-8 ({error})")
     if not text.strip():
-        raise ContentError(f"{path}: file is empty")
+        raise LabContentError(f"{path}: file is empty")
     return text
 
 
@@ -83,9 +83,9 @@ def _yaml(path: Path) -> dict:
     try:
         data = yaml.safe_load(_read(path))
     except yaml.YAMLError as error:
-        raise ContentError(f"{path}: invalid YAML: {error}")
+        raise LabContentError(f"{path}: invalid YAML: {error}")
     if not isinstance(data, dict):
-        raise ContentError(f"{path}: must be a mapping of fields, got {type(data).__name__}")
+        raise LabContentError(f"{path}: must be a mapping of fields, got {type(data).__name__}")
     return data
 
 
@@ -93,17 +93,17 @@ def _text(data: dict, field: str, path: Path, required: bool = False) -> str:
     value = data.get(field)
     if value is None:
         if required:
-            raise ContentError(f"{path}: field '{field}' is required")
+            raise LabContentError(f"{path}: field '{field}' is required")
         return ""
     if not isinstance(value, str) or (required and not value.strip()):
-        raise ContentError(f"{path}: field '{field}' must be a non-empty string")
+        raise LabContentError(f"{path}: field '{field}' must be a non-empty string")
     return value.strip() if field != "contract" else value.rstrip() + "\n"
 
 
 def _order(data: dict, path: Path) -> int:
     value = data.get("order", 0)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ContentError(f"{path}: field 'order' must be a whole number >= 0, got {value!r}")
+        raise LabContentError(f"{path}: field 'order' must be a whole number >= 0, got {value!r}")
     return value
 
 
@@ -111,10 +111,10 @@ def _limits(value, path: Path) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ContentError(f"{path}: field 'limits' must be a mapping")
+        raise LabContentError(f"{path}: field 'limits' must be a mapping")
     for key, number in value.items():
         if key not in LIMIT_FIELDS:
-            raise ContentError(f"{path}: field 'limits.{key}' is unknown; known: {', '.join(sorted(LIMIT_FIELDS))}")
+            raise LabContentError(f"{path}: field 'limits.{key}' is unknown; known: {', '.join(sorted(LIMIT_FIELDS))}")
         if not isinstance(number, (int, float)) or isinstance(number, bool) or number <= 0:
-            raise ContentError(f"{path}: field 'limits.{key}' must be a positive number, got {number!r}")
+            raise LabContentError(f"{path}: field 'limits.{key}' must be a positive number, got {number!r}")
     return dict(value)
