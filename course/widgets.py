@@ -66,24 +66,22 @@ def _batching_fallback() -> str:
 
 def _roofline_fallback() -> str:
     model = widget_math.MODELS["llama-3-8b"]
+    sizes = {"params_b": model["params_b"], "kv_bytes_per_token": model["kv_bytes_per_token"]}
     rows = []
     for gpu in widget_math.GPUS.values():
-        prefill = widget_math.roofline_point(gpu=gpu, params_b=model["params_b"],
-                                             kv_bytes_per_token=model["kv_bytes_per_token"], batch=1,
-                                             tokens_per_seq=2048, context_len=0, hidden_size=model["hidden_size"])
-        decode = widget_math.roofline_point(gpu=gpu, params_b=model["params_b"],
-                                            kv_bytes_per_token=model["kv_bytes_per_token"], batch=8,
-                                            tokens_per_seq=1, context_len=2048, hidden_size=model["hidden_size"])
+        prefill = widget_math.roofline_point(gpu=gpu, **sizes, batch=1, tokens_per_seq=2048, context_len=0,
+                                             hidden_size=model["hidden_size"])
+        decode = widget_math.decode_step(gpu=gpu, **sizes, batch=8, context_len=2048)
         rows.append((gpu["label"], prefill["ridge"], prefill["intensity"], prefill["bound"],
-                     decode["intensity"], decode["bound"]))
+                     decode["intensity"], decode["bound"], decode["step_ms"]))
     body = format_html_join("", "<tr><th scope=\"row\">{}</th><td>{}</td><td>{} ({}-bound)</td>"
-                                "<td>{} ({}-bound)</td></tr>", rows)
+                                "<td>{} ({}-bound), at least {} ms</td></tr>", rows)
     return format_html(
         "<table class=\"widget-fallback\"><caption>Llama-3-8B in FP16: arithmetic intensity in FLOP per byte "
-        "(weights, activations and KV cache counted) of one 2048-token prefill and of one decode step for 8 sequences of 2048 tokens, against each "
-        "GPU's ridge point</caption><thead><tr><th scope=\"col\">GPU</th><th scope=\"col\">Ridge point</th>"
-        "<th scope=\"col\">Prefill</th><th scope=\"col\">Decode, batch 8</th></tr></thead>"
-        "<tbody>{}</tbody></table>", body)
+        "of one 2048-token prefill (weights and activations counted) and of one decode step for 8 sequences of "
+        "2048 tokens (weights and KV cache counted), against each GPU's ridge point</caption><thead><tr>"
+        "<th scope=\"col\">GPU</th><th scope=\"col\">Ridge point</th><th scope=\"col\">Prefill</th>"
+        "<th scope=\"col\">Decode, batch 8</th></tr></thead><tbody>{}</tbody></table>", body)
 
 
 FALLBACKS = {

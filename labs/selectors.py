@@ -281,3 +281,11 @@ def draft_for(*, learner, lab: Lab) -> LabDraft | None:
 def own_submission(*, learner, submission_id: int) -> Submission | None:
     """A learner's own submission (with its source), None for anyone else's: loading code is for its author."""
     return Submission.objects.select_related("lab").filter(learner=learner, pk=submission_id).first()
+
+
+def labs_named(*, slugs) -> list[dict]:
+    """The labs a course module names, in its order: the title and whether a leaderboard ranks it; a lab
+    not loaded yet keeps its slug as title and has no board to show."""
+    loaded = {lab.slug: lab for lab in Lab.objects.filter(slug__in=list(slugs))}
+    return [{"slug": slug, "title": loaded[slug].title if slug in loaded else slug,
+             "has_leaderboard": slug in loaded and loaded[slug].has_leaderboard} for slug in slugs]

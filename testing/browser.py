@@ -7,3 +7,11 @@ def sign_in(context, user, url: str) -> None:
     client = Client()
     client.force_login(user)
     context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": url}])
+
+
+def save_screenshot(target, name: str, **options) -> None:
+    """Keep how a page or one element of it (a Playwright locator) looks now as var/screenshots/NAME.png,
+    for a person to look at; never committed."""
+    from django.conf import settings
+
+    target.screenshot(path=str(settings.BASE_DIR / "var" / "screenshots" / f"{name}.png"), **options)

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from course import kv_math, widget_math
 
-from testing.browser import sign_in
+from testing.browser import save_screenshot, sign_in
 from .conftest import FIXTURE_CONTENT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -266,9 +266,8 @@ def test_roofline_with_mouse_and_keyboard(page, course_site):
     model = widget_math.MODELS["llama-3-8b"]
 
     def expected(gpu, batch, context=2048):
-        return widget_math.roofline_point(gpu=widget_math.GPUS[gpu], params_b=model["params_b"],
-                                          kv_bytes_per_token=model["kv_bytes_per_token"], batch=batch,
-                                          tokens_per_seq=1, context_len=context, hidden_size=model["hidden_size"])
+        return widget_math.decode_step(gpu=widget_math.GPUS[gpu], params_b=model["params_b"],
+                                       kv_bytes_per_token=model["kv_bytes_per_token"], batch=batch, context_len=context)
 
     decode = root.locator('[data-out="decode-intensity"]')
     expect(decode).to_have_text(str(expected("a100", 8)["intensity"]))
@@ -316,3 +315,43 @@ def test_every_widget_of_the_real_course_mounts(page, live_server):
         root = widget(page, name)
         expect(root.get_by_role("status")).not_to_be_empty()
         expect(root.locator(".widget-fallback-wrap")).to_be_hidden()
+
+
+def test_the_roofline_section_places_the_decode_step_on_a_phone(page, live_server):
+    """The real section, as a learner on a phone reaches it from its module page: the decode point agrees
+    with the section's step times, moves when the batch grows, and the lab that plots your kernel is linked."""
+    from .conftest import real_module_folders
+
+    if not real_module_folders():
+        pytest.skip("course/content holds no modules yet")
+    call_command("load_course", stdout=open("/dev/null", "w"))
+    call_command("load_labs", stdout=open("/dev/null", "w"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/course/throughput-latency/")
+    page.locator("#toc").get_by_role("link", name="The roofline: prefill versus decode").click()
+    expect(page.locator("h1")).to_have_text("The roofline: prefill versus decode")
+    root = widget(page, "roofline")
+    root.get_by_label("GPU").select_option("h100")
+    batch = root.get_by_label("Batch (sequences)")
+    batch.fill("1")
+    line = root.locator('[data-out="decode-line"]')
+    expect(line).to_contain_text("1 sequence of 2,048 tokens")
+    expect(line).to_contain_text("Memory-bound: at least 4.874 ms per step")          # the section's "about 4.9 ms"
+    point = root.locator("svg circle.decode")
+    alone = point.get_attribute("cx"), point.get_attribute("cy")
+    batch.fill("64")
+    expect(line).to_contain_text("reads 16.06 GB of weights and 17.18 GB of KV cache")  # 64 · 256 MiB
+    expect(line).to_contain_text("at least 9.922 ms per step, about 6,450 tokens/s")    # "about 9.9 ms", "6,500"
+    expect(root.locator('[data-out="decode-intensity"]')).to_have_text("30.92")
+    assert (point.get_attribute("cx"), point.get_attribute("cy")) != alone              # the point moved up the slope
+    batch.fill("4096")
+    root.get_by_label("Context length during decode").fill("0")
+    expect(line).to_contain_text("Compute-bound")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    batch.fill("64")
+    root.get_by_label("Context length during decode").fill("2048")
+    expect(line).to_contain_text("9.922 ms")
+    save_screenshot(root, "390-roofline-widget")
+    page.get_by_role("link", name="paged-attention lab").click()
+    expect(page.locator("h1")).to_have_text("Write a paged decode attention kernel")
+    expect(page.locator(".statement")).to_contain_text("puts your kernel on the roofline")

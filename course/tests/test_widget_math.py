@@ -1,7 +1,7 @@
 """Ring, batching and roofline arithmetic worked by hand (the widgets' JS mirrors these functions)."""
 import pytest
 
-from course import widget_math
+from course import kv_math, widget_math
 
 
 @pytest.mark.parametrize("ranks", range(2, 9))
@@ -53,6 +53,39 @@ def test_roofline_decode_is_memory_bound_and_prefill_compute_bound():
     assert prefill["bound"] == "compute" and prefill["attained_tflops"] == 312.0
     # the roofline section's table: T = 2048 with d = 4096 gives T·d / (d + 2T) = 1024 FLOP per byte
     assert prefill["intensity"] == 2048 * 4096 / (4096 + 2 * 2048) == 1024.0
+
+
+def h100_decode(batch, context_len=2048, model="llama-3-8b"):
+    spec = widget_math.MODELS[model]
+    return widget_math.decode_step(gpu=widget_math.GPUS["h100"], params_b=spec["params_b"],
+                                   kv_bytes_per_token=spec["kv_bytes_per_token"], batch=batch, context_len=context_len)
+
+
+def test_decode_step_gives_the_roofline_sections_step_times():
+    # Llama-3-8B in FP16 on an H100 SXM (3.35 TB/s), 2048-token contexts: the bytes read over the bandwidth
+    lone = h100_decode(1)
+    assert lone["kv_bytes"] == 2048 * 131072 and lone["bytes"] == pytest.approx(8.03e9 * 2 + 2048 * 131072)
+    assert (lone["step_ms"], lone["bound"], lone["tokens_per_s"]) == (4.874, "memory", 205)      # "about 4.9 ms"
+    assert lone["intensity"] == round(2 * 8.03e9 / (2 * 8.03e9 + 2048 * 131072), 2) == 0.98
+    assert lone["attained_tflops"] == round(0.98 * 3.35, 1)                                      # on the slope
+    batch_64 = h100_decode(64)
+    assert batch_64["kv_bytes"] == 64 * 256 * 2 ** 20                                            # 64 · 256 MiB
+    assert (batch_64["step_ms"], batch_64["tokens_per_s"]) == (9.922, 6450)   # "about 9.9 ms", "about 6,500"
+    assert batch_64["bound"] == "memory" and batch_64["ridge"] == 295.2
+
+
+def test_decode_step_crosses_the_ridge_once_the_batch_outweighs_the_bytes():
+    # with no context to read, intensity is the batch size: 2 · P · B FLOPs over 2 · P bytes
+    assert h100_decode(256, context_len=0)["intensity"] == 256 and h100_decode(256, context_len=0)["bound"] == "memory"
+    wide = h100_decode(512, context_len=0)
+    assert wide["bound"] == "compute" and wide["attained_tflops"] == 989.0
+    assert wide["step_ms"] == widget_math.round_half_up(2 * 8.03e9 * 512 / 989e12 * 1e3, 3)    # the compute time
+
+
+def test_the_roofline_models_take_their_kv_bytes_from_the_kv_sizing_math():
+    for slug, model in widget_math.MODELS.items():
+        assert model["kv_bytes_per_token"] == kv_math.kv_bytes_per_token(kv_math.PRESETS[slug], 2)
+    assert widget_math.MODELS["llama-3-8b"]["kv_bytes_per_token"] == 131072                     # 2 · 32 · 8 · 128 · 2
 
 
 def test_rounding_matches_javascript_math_round_on_ties():

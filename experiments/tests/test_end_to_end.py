@@ -1,5 +1,5 @@
 """End to end with Redis and the real `make run` worker: a run comes back through the ingest task, and the page
-opened from a course section shows it on a phone."""
+opened from a course module page shows it on a phone."""
 import time
 
 import pytest
@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from course.tests.conftest import FIXTURE_CONTENT
 from experiments.models import Experiment
 from experiments.services import experiment_create
-from testing.browser import sign_in
+from testing.browser import save_screenshot, sign_in
 from testing.workers import client_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -43,7 +43,7 @@ def test_a_run_goes_through_the_worker_and_a_repeat_comes_from_the_cache(redis_u
 
 
 @pytest.mark.browser
-def test_a_preset_from_a_section_runs_and_draws_on_a_phone(redis_url, local_worker, live_server, page, learner,
+def test_a_preset_from_a_module_page_runs_and_draws_on_a_phone(redis_url, local_worker, live_server, page, learner,
                                                             fixture_presets):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -51,7 +51,8 @@ def test_a_preset_from_a_section_runs_and_draws_on_a_phone(redis_url, local_work
     call_command("load_course", path=str(FIXTURE_CONTENT), stdout=open("/dev/null", "w"))
     sign_in(page.context, learner, live_server.url)
     page.set_viewport_size({"width": 390, "height": 844})
-    page.goto(f"{live_server.url}/course/alpha/batching/")
+    page.goto(f"{live_server.url}/course/alpha/")                                  # the module page
+    page.locator("#toc").get_by_role("link", name="Batching").click()             # its section, swapped in by htmx
     page.get_by_role("link", name="A tiny batch on the engine").click()
     expect(page.locator("#preset-question")).to_have_text("How many steps does a batch of four take?")
     expect(page.get_by_label("max_num_seqs")).to_have_value("4")
@@ -62,5 +63,6 @@ def test_a_preset_from_a_section_runs_and_draws_on_a_phone(redis_url, local_work
     expect(page.locator(".plot.js-plotly-plot")).to_have_count(5, timeout=20_000)  # the class plotly adds once drawn
     expect(page.locator(".plot .main-svg").first).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save_screenshot(page, "390-experiment-from-a-module-page", full_page=True)
     assert Experiment.objects.get().preset == "tiny-batch"
     assert not errors, errors

@@ -103,3 +103,18 @@ def timed_submission(learner, lab: Lab, figure: float, *, gpu: str | None = None
     return SubmissionFactory(learner=learner, lab=lab, mode=mode, status=status, verdict=verdict,
                              score=1.0 if verdict == "accepted" else 0.0, max_score=1.0,
                              result=timed_result(lab.slug, figure, gpu=gpu))
+
+
+def roofline_result(submission_id: int, *, yours_ms: float = 8.0, reference_ms: float = 4.0) -> dict:
+    """A paged-attention submit result holding the grader's own roofline figure and metrics, timed on the CPU
+    on the fixed workload (context 1024)."""
+    from gpu_worker.graders.paged_attention import timing_case  # late: the graders import torch
+    from gpu_worker.graders.paged_roofline import add_roofline
+    from gpu_worker.graders.result import Report
+
+    report = Report("paged-attention", "submit")
+    add_roofline(report, case=timing_case(1024), element_bytes=4, dev="cpu", yours_ms=yours_ms,
+                 reference_ms=reference_ms)
+    result = result_json(submission_id) | {"lab": "paged-attention", "plots": report.plots}
+    result["metrics"] |= report.metrics | {"median_ms": yours_ms, "reference_ms": reference_ms}
+    return result

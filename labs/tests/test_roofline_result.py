@@ -5,22 +5,16 @@ import re
 import pytest
 from django.urls import reverse
 
-from gpu_worker.graders.paged_attention import timing_case
-from gpu_worker.graders.paged_roofline import TITLE, add_roofline
-from gpu_worker.graders.result import Report
+from gpu_worker.graders.paged_roofline import TITLE
 from labs.services import result_ingest
-from labs.tests.factories import SubmissionFactory, result_json, speed_lab
+from labs.tests.factories import SubmissionFactory, roofline_result, speed_lab
 
 pytestmark = pytest.mark.django_db
 
 
 def test_roofline_figure_gets_its_plot_container(learner_client, learner):
-    report = Report("paged-attention", "submit")
-    add_roofline(report, case=timing_case(1024), element_bytes=4, dev="cpu", yours_ms=8.0, reference_ms=4.0)
     submission = SubmissionFactory(learner=learner, lab=speed_lab("paged-attention"))
-    result = result_json(submission.pk) | {"lab": "paged-attention", "plots": report.plots}
-    result["metrics"] |= report.metrics | {"median_ms": 8.0, "reference_ms": 4.0}
-    result_ingest(result=result)
+    result_ingest(result=roofline_result(submission.pk, yours_ms=8.0, reference_ms=4.0))
     page = learner_client.get(reverse("labs:submission", args=[submission.pk])).content.decode()
     assert f"<figcaption>{TITLE}</figcaption>" in page
     assert f'<div class="plot" data-plot role="img" aria-label="{TITLE}"></div>' in page

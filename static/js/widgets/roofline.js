@@ -1,8 +1,18 @@
 // Prefill and decode on the roofline: arithmetic intensity (FLOP per byte moved) of one step
-// against the chosen GPU's ridge point. Mirrors course/widget_math.py roofline_point.
-import { field, formatCount, h, invalidReasons, liveRegion, numberInput, prepare, select } from "./common.js";
+// against the chosen GPU's ridge point. Mirrors course/widget_math.py roofline_point and decode_step.
+import { field, formatCount, h, invalidReasons, liveRegion, numberInput, plural, prepare, select, trim } from "./common.js";
 
 const round = (value, digits) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+// Where `flops` over `moved` bytes sits on the GPU's roofline, and the least time it can take there.
+function onTheRoof(gpu, flops, moved) {
+  const intensity = flops / moved;
+  const ridge = gpu.tflops / gpu.tbps;
+  const attained = Math.min(gpu.tflops, intensity * gpu.tbps);
+  const seconds = Math.max(flops / (gpu.tflops * 1e12), moved / (gpu.tbps * 1e12));
+  return { flops, bytes: moved, intensity: round(intensity, 2), ridge: round(ridge, 1),
+    attained_tflops: round(attained, 1), bound: intensity >= ridge ? "compute" : "memory", step_ms: round(seconds * 1e3, 3) };
+}
 
 export function rooflinePoint({ gpu, paramsB, kvBytesPerToken, batch, tokensPerSeq, contextLen, hiddenSize, weightBytesPerParam = 2 }) {
   const params = paramsB * 1e9;
@@ -11,12 +21,24 @@ export function rooflinePoint({ gpu, paramsB, kvBytesPerToken, batch, tokensPerS
   // Activations: each d × d weight's T inputs read and outputs written, 2 · 2 · T · params / d bytes in all.
   const activations = (2 * weightBytesPerParam * tokens * params) / hiddenSize;
   const moved = params * weightBytesPerParam + activations + batch * contextLen * kvBytesPerToken;
-  const intensity = flops / moved;
-  const ridge = gpu.tflops / gpu.tbps;
-  const attained = Math.min(gpu.tflops, intensity * gpu.tbps);
-  const seconds = Math.max(flops / (gpu.tflops * 1e12), moved / (gpu.tbps * 1e12));
-  return { tokens, flops, bytes: moved, intensity: round(intensity, 2), ridge: round(ridge, 1),
-    attained_tflops: round(attained, 1), bound: intensity >= ridge ? "compute" : "memory", step_ms: round(seconds * 1e3, 3) };
+  return { tokens, ...onTheRoof(gpu, flops, moved) };
+}
+
+// One decode step as the section times it: the weights read once plus every sequence's KV cache.
+export function decodeStep({ gpu, paramsB, kvBytesPerToken, batch, contextLen, weightBytesPerParam = 2 }) {
+  const weightBytes = paramsB * 1e9 * weightBytesPerParam;
+  const kvBytes = batch * contextLen * kvBytesPerToken;
+  const point = onTheRoof(gpu, 2 * paramsB * 1e9 * batch, weightBytes + kvBytes);
+  return { ...point, weight_bytes: weightBytes, kv_bytes: kvBytes, tokens_per_s: Math.round((batch * 1e3) / point.step_ms) };
+}
+
+const gigabytes = (bytes) => `${trim((bytes / 1e9).toFixed(2))} GB`;
+
+function decodeLine(step, batch, context) {
+  return `Decode step, ${plural(batch, "sequence")} of ${formatCount(context)} tokens: `
+    + `reads ${gigabytes(step.weight_bytes)} of weights and ${gigabytes(step.kv_bytes)} of KV cache, intensity `
+    + `${step.intensity} FLOP per byte. ${step.bound === "memory" ? "Memory" : "Compute"}-bound: at least ${step.step_ms} ms `
+    + `per step, about ${formatCount(step.tokens_per_s)} tokens/s.`;
 }
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -90,10 +112,10 @@ export function mount(root, config) {
       return;
     }
     error.textContent = "";
-    const common = { gpu, paramsB: model.params_b, kvBytesPerToken: model.kv_bytes_per_token, hiddenSize: model.hidden_size, batch };
+    const sizes = { gpu, paramsB: model.params_b, kvBytesPerToken: model.kv_bytes_per_token };
     // Prefill is one prompt, as the section's table counts it; the batch is the sequences decoding together.
-    const prefill = rooflinePoint({ ...common, batch: 1, tokensPerSeq: prompt, contextLen: 0 });
-    const decode = rooflinePoint({ ...common, tokensPerSeq: 1, contextLen: context });
+    const prefill = rooflinePoint({ ...sizes, hiddenSize: model.hidden_size, batch: 1, tokensPerSeq: prompt, contextLen: 0 });
+    const decode = decodeStep({ ...sizes, batch, contextLen: context });
     figure.replaceChildren(plot(gpu, [["prefill", prefill], ["decode", decode]]));
     const row = (name, label, p) => h("tr", {}, h("th", { scope: "row", text: label }),
       h("td", { class: "num", "data-out": `${name}-intensity`, text: String(p.intensity) }),
@@ -104,11 +126,12 @@ export function mount(root, config) {
         .map((text) => h("th", { scope: "col", text })))),
       h("tbody", {}, row("prefill", `prefill (one ${formatCount(prompt)}-token prompt)`, prefill),
         row("decode", `decode (${formatCount(batch)} sequences)`, decode)));
-    live.textContent = `${model.label} on ${gpu.label}, ridge at ${prefill.ridge} FLOP per byte. Prefill of one ${prompt}-token prompt: `
-      + `intensity ${prefill.intensity}, ${prefill.bound}-bound, up to ${prefill.attained_tflops} TFLOP/s. Decode step for ${batch} `
-      + `sequences of ${context} tokens: intensity ${decode.intensity}, ${decode.bound}-bound, up to ${decode.attained_tflops} TFLOP/s, `
-      + `about ${decode.step_ms} ms per step. Counts 2 FLOPs per parameter per token; bytes are the weights read once per step, `
-      + `the activations each weight reads and writes, and, for decode, the KV cache of every sequence.`;
+    // The decode step leads the live summary, in bold: it is the point the section's step times describe.
+    live.replaceChildren(`${model.label} on ${gpu.label}, ridge at ${prefill.ridge} FLOP per byte. `,
+      h("strong", { "data-out": "decode-line", text: decodeLine(decode, batch, context) }),
+      ` Prefill of one ${formatCount(prompt)}-token prompt: intensity ${prefill.intensity}, ${prefill.bound}-bound, up to `
+      + `${prefill.attained_tflops} TFLOP/s. Counts 2 FLOPs per parameter per token; bytes are the weights read once per step, `
+      + `plus, for prefill, the activations each weight reads and writes and, for decode, the KV cache of every sequence.`);
   }
   for (const input of [gpuSelect, modelSelect, batchInput, promptInput, contextInput]) {
     input.addEventListener("input", render);
