@@ -3,13 +3,11 @@
 An item names its inputs, a plain arithmetic expression over them, the expected result and
 the exact text under which the result appears in its section. The expression is walked
 node by node over a whitelist; nothing is ever handed to eval, so a content file cannot
-run code. Run `python -m course.worked_check [content_dir]` to check every module by hand.
+run code. Run `python -m course.check_content [content_dir]` to check every module by hand.
 """
 import ast
 import math
 import operator
-import sys
-from pathlib import Path
 
 from .content_schema import SLUG, Checker, ContentError
 
@@ -118,21 +116,3 @@ def check_worked(file, data, sections: dict[str, str]) -> list[dict]:
             check.fail("quote", f"{quote!r} does not appear in section {section!r}")
         result.append({"id": item_id, "section": section, "value": value, "expect": expect, "quote": quote})
     return result
-
-
-def main(argv: list[str]) -> int:
-    from .content_reader import DEFAULT_CONTENT_DIR, read_course
-
-    root = Path(argv[0]) if argv else DEFAULT_CONTENT_DIR
-    try:
-        modules = read_course(root)  # the reader runs check_worked on every worked.yaml
-    except ContentError as error:
-        print(f"FAILED: {error}")
-        return 1
-    for module in modules:
-        print(f"{module.order:02d}-{module.slug}: {len(module.worked)} worked examples recomputed")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -3,8 +3,8 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
-from django_htmx.http import HttpResponseStopPolling
 
+from config.polling import polled_page
 from experiments import presets, selectors
 from experiments.forms import ExperimentForm
 from experiments.services import ExperimentRefused, experiment_create, experiment_expire_stale
@@ -48,10 +48,7 @@ def detail(request, pk):
     experiment = experiment_expire_stale(experiment=experiment)
     context = {"experiment": experiment, "rows": selectors.metric_rows(experiment),
                "figures": selectors.figures(experiment), "preset": presets.preset_by_slug(experiment.preset)}
-    if not request.htmx:
-        return render(request, "experiments/detail.html", context)
-    response = render(request, "experiments/detail.html#outcome", context)
-    return HttpResponseStopPolling(response.content) if experiment.is_finished else response
+    return polled_page(request, "experiments/detail.html", context, finished=experiment.is_finished)
 
 
 @require_GET

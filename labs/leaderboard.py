@@ -3,50 +3,14 @@ grader measured on its own side, on a workload that is the same for every submis
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import F, FloatField, Q, TextField, Value, Window
+from django.db.models import F, TextField, Value, Window
 from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, Coalesce, NullIf, RowNumber
+from django.db.models.functions import Coalesce, NullIf, RowNumber
 
 from accounts.roles import is_instructor
 from instructor.models import Cohort
+from labs.board_specs import SPECS, BoardSpec
 from labs.models import Lab, LeaderboardVisibility, Submission
-
-
-@dataclass(frozen=True)
-class BoardSpec:
-    """Which trusted figure ranks a lab, and which way is better. The worker does not import this
-    side, so the workload's fixed shape is repeated here from its grader (named in `workload`)."""
-
-    figure: str
-    unit: str
-    lower_is_better: bool
-    workload: str
-    value: object  # a query expression giving the figure for one submission
-    fixed_workload: Q  # keeps only results measured on the fixed workload
-
-
-def _number(path: str):
-    return Cast(KT(path), FloatField())
-
-
-SPECS = {
-    "paged-attention": BoardSpec(
-        figure="median latency", unit="ms", lower_is_better=True,
-        workload="decode attention, batch 4, 8 query heads, context 1024, timed by the grader",
-        value=_number("result__metrics__median_ms"),
-        fixed_workload=Q(result__metrics__timing_context=1024, result__metrics__median_ms__isnull=False)),
-    "scheduler": BoardSpec(
-        figure="throughput", unit="tokens/step", lower_is_better=False,
-        workload="a hidden chat-shaped trace of 24 requests, the same for every submission on this site, "
-                 "replayed by the grader after an accepted submit",
-        value=_number("result__metrics__board__throughput"),
-        fixed_workload=Q(result__metrics__board__throughput__isnull=False)),
-    "ring-allreduce": BoardSpec(
-        figure="bus bandwidth", unit="GB/s", lower_is_better=False,
-        workload="all-reduce of 4 MiB (float32) over 4 ranks, timed by the grader around the exchange",
-        value=_number("result__metrics__bandwidth__3__busbw"),
-        fixed_workload=Q(result__metrics__bandwidth__3__size=4 * 1048576)),
-}
 
 
 @dataclass

@@ -4,6 +4,7 @@ from django.db import models
 from django.urls import reverse
 
 from gpu_worker import contract
+from labs.board_specs import SPECS
 
 
 class Lab(models.Model):
@@ -31,7 +32,6 @@ class Lab(models.Model):
     @property
     def has_leaderboard(self) -> bool:
         """Only labs with a speed the grader measures have a board."""
-        from labs.leaderboard import SPECS  # late: that module queries this one's models
         return self.slug in SPECS
 
     @property

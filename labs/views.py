@@ -3,10 +3,10 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from accounts.roles import is_instructor
 from config.health import grading_status
+from config.polling import polled_page
 from labs import selectors
 from labs.models import Lab
 from labs.services import SubmissionRefused, draft_save, submission_create
@@ -106,9 +106,4 @@ def submission(request, pk):
         raise Http404("No such submission.")
     context = {"submission": found, "view": selectors.result_for_learner(found) if found.is_done else None,
                "ahead": None if found.is_done else selectors.runs_ahead_of(found)}
-    if not request.htmx:
-        return render(request, "labs/submission.html", context)
-    response = render(request, "labs/submission.html#outcome", context)
-    if found.is_done:
-        return HttpResponseStopPolling(response.content)
-    return response
+    return polled_page(request, "labs/submission.html", context, finished=found.is_done)
