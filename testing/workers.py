@@ -110,7 +110,7 @@ def test_database_url() -> str:
     from django.db import connection
 
     db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
+    if connection.vendor == "sqlite":
         return f"sqlite:///{db['NAME']}"
     return (f"postgres://{db['USER'] or ''}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
             f"{db['PORT'] or 5432}/{db['NAME']}")

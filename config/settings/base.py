@@ -78,12 +78,15 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+SQLITE_ENGINE = "config.sqlite_backend"
 SQLITE_BUSY_TIMEOUT_S = float(os.environ.get("SQLITE_BUSY_TIMEOUT_S", "20"))
 for _db in DATABASES.values():
     if _db["ENGINE"].endswith("sqlite3"):
         # A class writes at once (drill answers, sessions, results): WAL lets readers go on while one
         # writer writes, BEGIN IMMEDIATE takes the write lock up front (so SQLite can wait for it
         # instead of failing a deferred transaction mid-way), and the busy timeout is that wait.
+        # config.sqlite_backend queues the threads of one process on a lock before that wait.
+        _db["ENGINE"] = SQLITE_ENGINE
         _db.setdefault("OPTIONS", {}).update({
             "transaction_mode": "IMMEDIATE",
             "timeout": SQLITE_BUSY_TIMEOUT_S,

@@ -2,7 +2,7 @@
 import os
 
 from .base import *  # noqa: F401,F403
-from .base import VAR_DIR
+from .base import SQLITE_ENGINE, VAR_DIR
 
 DEBUG = False
 SECRET_KEY = "test-only-key"
@@ -17,7 +17,7 @@ STORAGES = {
 # accounts/tests/test_throttle.py runs the counters against Redis as well.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 for _db in DATABASES.values():  # noqa: F405
-    if _db["ENGINE"].endswith("sqlite3"):
+    if _db["ENGINE"] == SQLITE_ENGINE:
         # A file, not memory, so that a worker process can share the test database.
         _db["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
 # Test workers beat every second (testing/services.py), so a dead one is noticed within seconds.

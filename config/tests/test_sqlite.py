@@ -44,3 +44,39 @@ def test_concurrent_read_then_write_transactions_all_commit():
         thread.join()
     assert errors == []
     assert users.filter(username__startswith="w").count() == 8 * 15
+
+
+def test_threads_of_one_process_take_turns_and_every_ending_gives_the_turn_back():
+    """config.sqlite_backend: a thread's write transaction holds the process's writer lock from BEGIN to
+    COMMIT or ROLLBACK, so another thread waits on the lock (not in SQLite's sleeping busy handler), and
+    neither a rollback nor a closed connection leaves the lock taken."""
+    from config.sqlite_backend.base import _WRITER
+    users = get_user_model().objects
+    inside, order = threading.Event(), []
+
+    def first() -> None:
+        try:
+            with transaction.atomic():
+                users.create(username="first")
+                inside.set()
+                threading.Event().wait(0.3)
+                order.append("first commits")
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    inside.wait(10)
+    assert _WRITER.locked()
+    with transaction.atomic():
+        order.append("second begins")
+        users.create(username="second")
+    holder.join()
+    assert order == ["first commits", "second begins"]
+    with pytest.raises(ValueError), transaction.atomic():
+        users.create(username="rolled-back")
+        raise ValueError("the view failed")
+    assert not _WRITER.locked() and not users.filter(username="rolled-back").exists()
+    connection._start_transaction_under_autocommit()  # BEGIN, as atomic() does; then the connection drops
+    connection.close()
+    assert not _WRITER.locked()

@@ -13,7 +13,7 @@ from labs.models import Submission
 from labs.reaper import submissions_reap_stale
 from labs.services import submission_create
 from labs.tests.factories import LabFactory
-from testing.workers import client_app, running_worker
+from testing.workers import client_app, running_worker, test_database_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 REFERENCE = (Path(__file__).resolve().parents[2] / "gpu_worker" / "graders" / "fixtures" / "kv-sizing"
@@ -82,14 +82,6 @@ def test_the_same_result_delivered_twice_is_ingested_once(redis_url, local_worke
     assert (submission.finished_at, submission.result, submission.worker_host) == snapshot
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    return (f"postgres://{db['USER'] or ''}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
-            f"{db['PORT'] or 5432}/{db['NAME']}")
-
-
 def _wait_for_log(log: Path, words: str, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -112,7 +104,7 @@ def test_a_worker_killed_mid_run_loses_no_submission(redis_url, local_worker, le
     submission.refresh_from_db()
     assert submission.status == "queued" and submission.attempts == 1  # lost with the worker
 
-    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": _database_url()}
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": test_database_url()}
     with running_worker("config.celery_local", "gpu,default", tmp_path, env=env, name="restarted"):
         deadline = time.monotonic() + 30
         while submissions_reap_stale()["requeued"] == 0:  # what beat does every 30 s
