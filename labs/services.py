@@ -10,6 +10,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from gpu_worker.contract import MAX_SOURCE_BYTES
+from gpu_worker.contract.result import LabResult
 
 from labs.models import Lab, LabDraft, Submission
 
@@ -103,7 +104,7 @@ def submission_mark_running(*, submission_id: int, worker_host: str = "") -> boo
     return bool(changed)
 
 
-def result_ingest(*, result: dict) -> bool:
+def result_ingest(*, result: LabResult) -> bool:
     """Record a worker's result JSON. The first real result wins: later copies change nothing, but a
     real result always replaces the reaper's "lost" failure (the run was slow, not lost)."""
     try:
@@ -119,7 +120,7 @@ def result_ingest(*, result: dict) -> bool:
     return bool(changed)
 
 
-def _fields_from_result(result: dict) -> dict:
+def _fields_from_result(result: LabResult) -> dict:
     now = timezone.now()
     verdict = result.get("verdict")
     message = str(result.get("message") or "")

@@ -3,7 +3,7 @@
 
 def experiment_result(experiment_id: int, config) -> dict:
     """The run's JSON with the id the web side needs to ingest it; bad knobs become an error, never a crash."""
-    from .knobs import KnobError
+    from gpu_worker.contract.knobs import KnobError
     from .run import run_experiment
 
     try:

@@ -2,7 +2,7 @@
 import random
 
 from gpu_worker.contract import lab_limits
-from gpu_worker.engine import sizing
+from gpu_worker.contract import kv as sizing
 from gpu_worker.graders.cases import attempt, exact_int, figure, line
 from gpu_worker.sandbox import LearnerError
 

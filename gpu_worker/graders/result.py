@@ -4,6 +4,7 @@ import socket
 from dataclasses import dataclass
 
 from gpu_worker.contract import MODES, VERDICTS, ZERO_SCORE_VERDICTS
+from gpu_worker.contract.result import LabResult, TestEntry
 
 STDOUT_CAP = 64 * 1024  # characters of learner output kept in the result JSON
 
@@ -97,11 +98,12 @@ class Report:
     def _shown(test: TestResult) -> bool:
         return test.visibility == "public" or test.message_public
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> LabResult:
         verdict, message = self.verdict()
         scored = self.mode == "submit"
         total = sum(test.weight for test in self.tests.values()) or 1.0
-        tests, earned = [], 0.0
+        tests: list[TestEntry] = []
+        earned = 0.0
         for test in self.tests.values():
             share = test.weight / total
             gained = share * test.credit if test.passed else 0.0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-CONTENT_DIR = Path(__file__).resolve().parents[1] / "labs" / "content"
+CONTENT_DIR = Path(__file__).resolve().parents[2] / "labs" / "content"
 
 MODES = ("run", "submit")  # run: public tests only, no score; submit: every test, scored
 
