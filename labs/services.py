@@ -22,8 +22,9 @@ class SubmissionRefused(Exception):
     """A submission the limits refuse; the message is shown to the learner as is."""
 
 
-def check_source(source) -> str:
-    """The source as text, or SubmissionRefused with a plain message (bytes must be UTF-8)."""
+def check_submitted_text(source) -> str:
+    """The source as text before it is queued: UTF-8, not empty, within the size cap; else SubmissionRefused
+    with a plain message. Whether it is valid Python is the worker's check (a compile_error verdict)."""
     limit = MAX_SOURCE_BYTES
     if isinstance(source, bytes):
         if len(source) > limit:
@@ -53,7 +54,7 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     """A queued submission sent to the GPU worker once the transaction commits; SubmissionRefused if not allowed."""
     if mode not in Submission.Mode.values:
         raise SubmissionRefused(f"Unknown mode {mode!r}; use Run or Submit.")
-    source = check_source(source)
+    source = check_submitted_text(source)
     waiting = Submission.objects.filter(learner=learner, lab=lab, status__in=[Status.QUEUED, Status.RUNNING],
                                         regrade_of__isnull=True)
     if waiting.exists():

@@ -28,7 +28,7 @@ def session_options() -> dict:
     return {"env": {"TRITON_INTERPRET": "1"} if device() == "cpu" else {}}
 
 
-def grade(session, report, rng: random.Random) -> None:
+def run_tests(session, report, rng: random.Random) -> None:
     dev = device()
     dtypes = [torch.float32] + ([torch.float16, torch.bfloat16] if dev == "cuda" else [])
     cases = [(case, "public", torch.float32) for case in paged_inputs.public_cases()]

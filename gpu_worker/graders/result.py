@@ -1,10 +1,8 @@
 """Verdicts, per-test results and the result JSON a run hands back to the web side."""
-import platform
-import socket
 from dataclasses import dataclass
 
 from gpu_worker.contract import MODES, VERDICTS, ZERO_SCORE_VERDICTS
-from gpu_worker.contract.result import LabResult, TestEntry
+from gpu_worker.contract.result import LabResult, TestEntry, WorkerInfo
 
 STDOUT_CAP = 64 * 1024  # characters of learner output kept in the result JSON
 
@@ -39,7 +37,7 @@ class Report:
         self.plots: list[dict] = []
         self.stdout = ""
         self.failure: tuple[str, str] | None = None  # a verdict that ends the run, with its message
-        self.worker: dict = {}
+        self.worker: WorkerInfo = {}  # the runner fills it in (gpu_worker.worker_info)
         self.current: str | None = None  # the test running now: a run that stops names it
 
     @property
@@ -120,4 +118,4 @@ class Report:
         return {"submission_id": self.submission_id, "lab": self.lab, "mode": self.mode, "verdict": verdict,
                 "score": score, "max_score": 1.0 if scored else None, "message": message, "tests": tests,
                 "metrics": self.metrics, "plots": self.plots, "stdout": stdout,
-                "worker": {"host": socket.gethostname(), "python": platform.python_version(), **self.worker}}
+                "worker": self.worker}
