@@ -30,7 +30,9 @@ def grade_run(submission_id: int | None, lab: str, mode: str, source: str | byte
     try:
         return call_with_limit(graded, limit_s=limit_s) if limit_s else graded()
     except Exception as error:  # noqa: BLE001 - our fault, whatever it is: say so instead of blaming the learner
-        return _internal_error(submission_id, lab, mode, _message(error, lab, submission_id),
+        # A run the watchdog stopped promises the learner that nothing counts: no score at all.
+        scored = mode == "submit" and not isinstance(error, RunTimedOut)
+        return _internal_error(submission_id, lab, mode, _message(error, lab, submission_id), scored,
                                time.monotonic() - started)
 
 
@@ -48,8 +50,8 @@ def _message(error: Exception, lab: str, submission_id: int | None) -> str:
     return f"the grader failed ({type(error).__name__}); this is not your fault"
 
 
-def _internal_error(submission_id, lab, mode, message: str, elapsed_s: float) -> LabResult:
-    scored = mode == "submit"  # internal_error is one of contract.ZERO_SCORE_VERDICTS
+def _internal_error(submission_id, lab, mode, message: str, scored: bool, elapsed_s: float) -> LabResult:
+    """A scored internal_error scores 0 of 1 (it is one of contract.ZERO_SCORE_VERDICTS)."""
     return {"submission_id": submission_id, "lab": lab, "mode": mode, "verdict": INTERNAL_ERROR,
             "score": 0.0 if scored else None, "max_score": 1.0 if scored else None, "message": message,
             "tests": [], "metrics": {"grade_s": round(elapsed_s, 3)}, "plots": [], "stdout": "",
