@@ -5,6 +5,7 @@ import django  # noqa: F401  (first: gpu_worker keeps Django out of processes th
 from celery import Celery
 
 import gpu_worker.heartbeat  # noqa: F401  (the web worker beats too, so /healthz sees it)
+from gpu_worker.contract.broker import transport_options
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 
@@ -15,19 +16,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 def _transport_options() -> dict:
     from django.conf import settings
 
-    if settings.CELERY_BROKER_URL.startswith("filesystem"):
-        folder = settings.CELERY_FILESYSTEM_DIR
-        for sub in ("queue", "control"):
-            (folder / sub).mkdir(parents=True, exist_ok=True)
-        return {
-            "data_folder_in": str(folder / "queue"),
-            "data_folder_out": str(folder / "queue"),
-            "control_folder": str(folder / "control"),
-            "store_processed": False,
-            "polling_interval": 0.05,
-        }
-    # Web tasks take well under a second; a killed web worker's task comes back after this.
-    return {"visibility_timeout": 120}
+    # Web tasks take well under a second; a killed web worker's task comes back after 120 s.
+    return transport_options(settings.CELERY_BROKER_URL, folder=settings.CELERY_FILESYSTEM_DIR,
+                             visibility_timeout=120)
 
 
 app.conf.broker_transport_options = _transport_options()

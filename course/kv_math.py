@@ -1,28 +1,12 @@
 """KV-cache sizing for the calculator widget: the kv-sizing lab's formulas plus the waste comparison."""
 import math
 
+# The lab's reference formulas, written once in the contract; callers use them through this module too.
+from gpu_worker.contract.kv import kv_bytes_per_token, max_concurrent_seqs, num_gpu_blocks
+
+__all__ = ["GIB", "PRESETS", "human_bytes", "kv_bytes_per_token", "kv_report", "max_concurrent_seqs", "num_gpu_blocks"]
+
 GIB = 1 << 30
-
-
-def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
-    """2 (K and V) · layers · KV heads · head_dim · bytes; KV heads and head_dim default as in HF configs."""
-    num_heads = config["num_attention_heads"]
-    num_kv_heads = config.get("num_key_value_heads") or num_heads
-    head_dim = config.get("head_dim") or config["hidden_size"] // num_heads
-    return 2 * config["num_hidden_layers"] * num_kv_heads * head_dim * dtype_bytes
-
-
-def num_gpu_blocks(gpu_memory_bytes: int, gpu_memory_utilization: float,
-                   weight_bytes: int, activation_bytes: int,
-                   block_size: int, bytes_per_token: int) -> int:
-    """Blocks carved from the budget left after weights and the activation peak; 0 when negative."""
-    left = int(gpu_memory_bytes * gpu_memory_utilization) - weight_bytes - activation_bytes
-    return max(0, left // (block_size * bytes_per_token))
-
-
-def max_concurrent_seqs(num_blocks: int, block_size: int, seq_len: int) -> int:
-    """Sequences of seq_len tokens the pool holds at once."""
-    return num_blocks // math.ceil(seq_len / block_size)
 
 
 PRESETS = {

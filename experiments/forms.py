@@ -1,7 +1,7 @@
 """The knobs form: its fields and bounds come from the worker's own knob table, so the two cannot drift."""
 from django import forms
 
-from gpu_worker.experiments import knobs as spec
+from gpu_worker.contract import knobs as spec
 
 LABELS = {
     "clock": ("Clock", "worker: the tiny model's wall time on this worker (noisy, CPU-sized). h100-model: the "

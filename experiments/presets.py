@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 from django.conf import settings
 
-from gpu_worker.experiments.knobs import normalize
+from gpu_worker.contract.knobs import normalize
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "presets.yaml"
 

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from experiments.models import Experiment
-from gpu_worker.experiments.knobs import KnobError, normalize
+from gpu_worker.contract.knobs import KnobError, normalize
 
 log = logging.getLogger(__name__)
 Status = Experiment.Status

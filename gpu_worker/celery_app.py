@@ -14,6 +14,7 @@ if "django" not in sys.modules:
 from celery import Celery  # noqa: E402
 
 import gpu_worker.heartbeat  # noqa: F401,E402  (beats every ~10 s once the worker is ready)
+from gpu_worker.contract.broker import transport_options  # noqa: E402
 from gpu_worker.tasks import register_tasks  # noqa: E402
 
 SOFT_TIME_LIMIT = int(os.environ.get("GPU_TASK_SOFT_TIME_LIMIT", "240"))
@@ -26,18 +27,8 @@ VISIBILITY_TIMEOUT = HARD_TIME_LIMIT + 60
 
 def broker_transport_options(broker_url: str) -> dict:
     """Filesystem folders for the embedded broker; a visibility timeout above the hard limit."""
-    if broker_url.startswith("filesystem"):
-        folder = Path(os.environ.get("CELERY_FILESYSTEM_DIR", Path.cwd() / "var" / "broker"))
-        for sub in ("queue", "control"):
-            (folder / sub).mkdir(parents=True, exist_ok=True)
-        return {
-            "data_folder_in": str(folder / "queue"),
-            "data_folder_out": str(folder / "queue"),
-            "control_folder": str(folder / "control"),
-            "store_processed": False,
-            "polling_interval": 0.05,
-        }
-    return {"visibility_timeout": VISIBILITY_TIMEOUT}
+    folder = Path(os.environ.get("CELERY_FILESYSTEM_DIR", Path.cwd() / "var" / "broker"))
+    return transport_options(broker_url, folder=folder, visibility_timeout=VISIBILITY_TIMEOUT)
 
 
 def apply_worker_settings(app: Celery) -> None:

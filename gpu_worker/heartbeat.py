@@ -7,11 +7,11 @@ isolate learner code (GPU queue only) and which run it is grading now.
 """
 import logging
 import os
-import platform
-import socket
 import threading
 
 from celery.signals import worker_ready
+
+from gpu_worker.worker_info import process_info, worker_info
 
 log = logging.getLogger(__name__)
 INTERVAL_S = float(os.environ.get("WORKER_HEARTBEAT_S", "10"))
@@ -21,11 +21,11 @@ TASK_NAME = "instructor.worker_heartbeat"
 def beat_info(queues: list[str], node: str | None = None) -> dict:
     """What one beat carries; only a worker serving `gpu` pays for torch and the sandbox probe."""
     if "gpu" in queues:
-        from gpu_worker.tasks import CURRENT, worker_info
+        from gpu_worker.tasks import CURRENT
 
         info = {**worker_info(), "grading": CURRENT.get("submission_id")}
     else:
-        info = {"host": socket.gethostname(), "python": platform.python_version(), "pid": os.getpid()}
+        info = process_info()
     info["queues"] = sorted(queues)
     if node:
         info["node"] = node

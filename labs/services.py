@@ -10,6 +10,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from gpu_worker.contract import MAX_SOURCE_BYTES
+from gpu_worker.contract.result import LabResult
 
 from labs.models import Lab, LabDraft, Submission
 
@@ -21,8 +22,9 @@ class SubmissionRefused(Exception):
     """A submission the limits refuse; the message is shown to the learner as is."""
 
 
-def check_source(source) -> str:
-    """The source as text, or SubmissionRefused with a plain message (bytes must be UTF-8)."""
+def check_submitted_text(source) -> str:
+    """The source as text before it is queued: UTF-8, not empty, within the size cap; else SubmissionRefused
+    with a plain message. Whether it is valid Python is the worker's check (a compile_error verdict)."""
     limit = MAX_SOURCE_BYTES
     if isinstance(source, bytes):
         if len(source) > limit:
@@ -52,7 +54,7 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     """A queued submission sent to the GPU worker once the transaction commits; SubmissionRefused if not allowed."""
     if mode not in Submission.Mode.values:
         raise SubmissionRefused(f"Unknown mode {mode!r}; use Run or Submit.")
-    source = check_source(source)
+    source = check_submitted_text(source)
     waiting = Submission.objects.filter(learner=learner, lab=lab, status__in=[Status.QUEUED, Status.RUNNING],
                                         regrade_of__isnull=True)
     if waiting.exists():
@@ -103,7 +105,7 @@ def submission_mark_running(*, submission_id: int, worker_host: str = "") -> boo
     return bool(changed)
 
 
-def result_ingest(*, result: dict) -> bool:
+def result_ingest(*, result: LabResult) -> bool:
     """Record a worker's result JSON. The first real result wins: later copies change nothing, but a
     real result always replaces the reaper's "lost" failure (the run was slow, not lost)."""
     try:
@@ -119,7 +121,7 @@ def result_ingest(*, result: dict) -> bool:
     return bool(changed)
 
 
-def _fields_from_result(result: dict) -> dict:
+def _fields_from_result(result: LabResult) -> dict:
     now = timezone.now()
     verdict = result.get("verdict")
     message = str(result.get("message") or "")

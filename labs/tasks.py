@@ -1,11 +1,13 @@
 """Celery tasks of the web side (queue `default`): they take ids and JSON and call the services."""
 from celery import shared_task
 
+from gpu_worker.contract.result import LabResult
+
 from labs import reaper, services
 
 
 @shared_task(name="labs.ingest_result", acks_late=True)
-def ingest_result(result: dict) -> bool:
+def ingest_result(result: LabResult) -> bool:
     """Linked to `gpu_worker.run_lab`: receives its result JSON. A second delivery changes nothing."""
     return services.result_ingest(result=result)
 

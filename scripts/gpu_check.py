@@ -20,7 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "var" / "gpu-check"
 PY = str(ROOT / ".venv" / "bin" / "python")
-LABS = ("kv-sizing", "paged-attention", "scheduler", "ring-allreduce")
+sys.path.insert(0, str(ROOT))
+from gpu_worker.contract import lab_slugs  # noqa: E402  (standard library only, like this script)
 
 
 class Skip(Exception):
@@ -164,7 +165,7 @@ def main(argv: list[str]) -> int:
         return out.strip().splitlines()[-1]
 
     def lab(slug):
-        def grade(timeout):
+        def grade_reference(timeout):
             needs_cuda()
             out = sh([PY, "-m", "gpu_worker.grade", slug, f"gpu_worker/graders/fixtures/{slug}/reference.py",
                       "--mode", "submit"], timeout, log=f"lab-{slug}")
@@ -175,7 +176,7 @@ def main(argv: list[str]) -> int:
             if "cuda" not in str(device_used):
                 raise RuntimeError(f"graded on {device_used}, not CUDA")
             return f"accepted on {device_used}, score {result['score']}/{result['max_score']}"
-        return grade
+        return grade_reference
 
     def triton_correct(timeout):
         needs_cuda()
@@ -228,7 +229,7 @@ def main(argv: list[str]) -> int:
     if check.run("venv + install", 300, venv):
         check.run("CUDA usable (device_status)", 60, device)
         check.run("gpu-marked tests", 240, gpu_tests)
-        for slug in LABS:
+        for slug in lab_slugs():
             check.run(f"lab {slug}: reference on CUDA", 120, lab(slug))
         check.run("Triton correctness", 120, triton_correct)
         check.run("Triton bandwidth vs SDPA", 150, attention_bench)

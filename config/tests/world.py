@@ -11,7 +11,7 @@ from accounts.roles import instructor_group
 from drills.models import MockInterview
 from drills.tests.factories import load_fixture
 from experiments.models import Experiment
-from gpu_worker.experiments.knobs import normalize
+from gpu_worker.contract.knobs import normalize
 from instructor.models import Invitation, ScoreOverride
 from instructor.tests import factories
 from labs.models import Lab

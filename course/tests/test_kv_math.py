@@ -65,7 +65,7 @@ configs = st.fixed_dictionaries(
        block_size=st.sampled_from([8, 16, 32]), seq_len=st.integers(1, 131072))
 def test_same_numbers_as_the_kv_sizing_lab_reference(config, dtype_bytes, gpu_gib, utilization, weight_gib,
                                                      activation_gib, block_size, seq_len):
-    sizing = pytest.importorskip("gpu_worker.engine.sizing")
+    sizing = pytest.importorskip("gpu_worker.contract.kv")
     per_token = kv_math.kv_bytes_per_token(config, dtype_bytes)
     assert per_token == sizing.kv_bytes_per_token(config, dtype_bytes)
     arguments = (gpu_gib * GIB, utilization, int(weight_gib * GIB), int(activation_gib * GIB), block_size, per_token)

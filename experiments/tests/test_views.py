@@ -6,7 +6,7 @@ from django.urls import reverse
 from course.tests.conftest import FIXTURE_CONTENT
 from experiments.models import Experiment
 from experiments.services import config_hash, experiment_create, result_ingest
-from gpu_worker.experiments.knobs import DEFAULTS, normalize
+from gpu_worker.contract.knobs import DEFAULTS, normalize
 
 from .conftest import SMALL
 

@@ -7,8 +7,6 @@ einsum baseline. CUDA times are CUDA-event medians (`triton.testing.do_bench`); 
 """
 import argparse
 import json
-import statistics
-import time
 from pathlib import Path
 
 import torch
@@ -16,6 +14,7 @@ import torch.nn.functional as F
 
 from gpu_worker.engine.attention import paged_attention_decode
 from gpu_worker.engine.peaks import hbm_peak_gbps
+from gpu_worker.timing import call_seconds, median_ms, torch_threads
 
 
 def dense_decode(query, keys, values, context_lens, scale):
@@ -54,26 +53,18 @@ def make_inputs(num_seqs, num_heads, num_kv_heads, head_dim, block_size, max_len
     return query, key_cache, value_cache, tables, lens.to(device=device, dtype=torch.int32), keys, values
 
 
-def median_ms(fn, repeats: int, device: torch.device) -> float:
+def call_ms(fn, repeats: int, device: torch.device) -> float:
+    """Median milliseconds per call: Triton's do_bench on CUDA, the plain timer on CPU."""
     if device.type == "cuda":
         import triton.testing
 
         return float(triton.testing.do_bench(fn, warmup=5 * repeats, rep=20 * repeats, return_mode="median"))
-    fn()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+    return median_ms(call_seconds(fn, warmup=1, repeats=repeats))
 
 
 def main(argv: list[str]) -> int:
-    threads = torch.get_num_threads()
-    try:
+    with torch_threads():  # the CPU runs pin one thread; leave the caller's setting as it was
         return _run(argv)
-    finally:
-        torch.set_num_threads(threads)  # the CPU runs pin one thread; leave the caller's setting as it was
 
 
 def _cases(device: torch.device, small: bool) -> list[tuple]:
@@ -126,7 +117,7 @@ def _run(argv: list[str]) -> int:
         if triton_decode is not None:
             row["max_abs_diff_triton_paged"] = float((kernels["triton"]().float() - reference).abs().max())
         for name, fn in kernels.items():
-            ms = median_ms(fn, args.repeats, device)
+            ms = call_ms(fn, args.repeats, device)
             row[f"{name}_ms"] = ms
             row[f"{name}_gbps"] = kv_bytes / (ms / 1000) / 1e9
             row[f"{name}_share_of_peak"] = row[f"{name}_gbps"] / peak if peak else None

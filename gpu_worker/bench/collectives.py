@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import sys
 import time
@@ -12,13 +11,13 @@ from pathlib import Path
 
 import torch
 
+from gpu_worker.bench.report import REPO_ROOT, write_html
 from gpu_worker.collectives import report
 from gpu_worker.collectives.bandwidth import message_sizes
 from gpu_worker.collectives.launcher import launch, pick_backend
 from gpu_worker.collectives.suite import SUITE
 from gpu_worker.collectives.sweep import sweep
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PLOTLY = REPO_ROOT / "static" / "vendor" / "plotly.min.js"
 
 
@@ -74,8 +73,7 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
     notes = _closing_lines(summary, args.world_size, backend)
     table = report.text_table(rows)
-    html_path.write_text(report.html_page(f"Collectives, {args.world_size} ranks, {backend}", figure_list,
-                                          os.path.relpath(plotly, html_path.resolve().parent), notes, table))
+    write_html(html_path, f"Collectives, {args.world_size} ranks, {backend}", figure_list, notes, plotly, table)
     print(table)
     print()
     print("\n".join(notes))

@@ -15,6 +15,7 @@ import torch
 
 from gpu_worker.engine import EngineConfig, LLMEngine, SamplingParams, StaticBatchEngine, load_model
 from gpu_worker.engine.traces import make_trace
+from gpu_worker.timing import torch_threads
 from .report import line_figure, write_html
 
 
@@ -190,11 +191,8 @@ def parse(argv):
 
 
 def main(argv: list[str]) -> int:
-    threads = torch.get_num_threads()
-    try:
+    with torch_threads():  # the CPU runs pin one thread; leave the caller's setting as it was
         return _run(argv)
-    finally:
-        torch.set_num_threads(threads)  # the CPU runs pin one thread; leave the caller's setting as it was
 
 
 def _run(argv: list[str]) -> int:

@@ -1,9 +1,6 @@
 """Turns sweep rows into the report: averages, the targets, the alpha-beta fit, plotly figure
-dicts, an nccl-tests style text table and a self-contained HTML page (local plotly.js)."""
+dicts and an nccl-tests style text table (gpu_worker/bench/report.py writes the HTML page)."""
 from __future__ import annotations
-
-import html
-import json
 
 from gpu_worker.collectives import alpha_beta
 from gpu_worker.collectives.bandwidth import BUS_FACTOR_FORMULAS, bus_factor
@@ -126,23 +123,3 @@ def text_table(rows: list[dict]) -> str:
             lines.append(f"{r['size']:>12} {r['count']:>10} {r['type']:>8} {r['time(us)']:>11.1f} "
                          f"{r['algbw']:>8.3f} {r['busbw']:>8.3f} {r['#wrong']:>7}")
     return "\n".join(lines)
-
-
-def html_page(title: str, figure_list: list[dict], plotly_src: str, notes: list[str], table: str = "") -> str:
-    """A page that loads plotly.js from `plotly_src` (a local path, never a CDN): the
-    closing notes, one plot per figure, then the nccl-tests style table."""
-    divs = "\n".join(f'<h2>{html.escape(f["title"])}</h2><div id="figure-{i}" style="height:420px"></div>'
-                     for i, f in enumerate(figure_list))
-    note_items = "".join(f"<li>{html.escape(note)}</li>" for note in notes)
-    figures_json = json.dumps([f["figure"] for f in figure_list]).replace("</", "<\\/")
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<script src="{html.escape(plotly_src)}"></script></head>
-<body><h1>{html.escape(title)}</h1><ul>{note_items}</ul>
-{divs}
-<h2>Measurements</h2><pre>{html.escape(table)}</pre>
-<script>
-const figures = {figures_json};
-figures.forEach((figure, i) => Plotly.newPlot("figure-" + i, figure.data, figure.layout));
-</script></body></html>
-"""

@@ -1,6 +1,6 @@
 """Reference paged inference engine: Llama model, block pool with prefix caching, token-budget scheduler.
 
-Names load lazily so `gpu_worker.engine.sizing` (pure Python) imports without torch.
+Names load lazily, so importing the package needs no torch.
 """
 import importlib
 

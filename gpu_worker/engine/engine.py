@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 import torch
 
+from gpu_worker.contract.kv import kv_bytes_per_token, num_gpu_blocks
+
 from .block_pool import BlockPool
 from .config import EngineConfig
 from .decode_kernel import default_decode_attention
@@ -16,7 +18,6 @@ from .policy import reference_policy
 from .sampling import SamplingParams, make_generator, sample
 from .scheduler import Scheduler
 from .sequence import Sequence, Status
-from .sizing import kv_bytes_per_token, num_gpu_blocks
 from .tokenizer import ByteTokenizer
 
 

@@ -8,7 +8,7 @@ import json
 import sys
 import time
 
-from .knobs import DEFAULTS
+from gpu_worker.contract.knobs import DEFAULTS
 from .run import run_experiment
 
 

@@ -13,13 +13,13 @@ from gpu_worker.engine.engine import size_kv_pool
 
 from .cost_model import step_seconds
 from .figures import figures
-from .knobs import KnobError, normalize
+from gpu_worker.contract.knobs import KnobError, normalize
 from .policy import whole_prompt_policy
 from .summary import summarize
-from .workload import MAX_MODEL_LEN, make_requests
+from gpu_worker.contract.workload import MAX_MODEL_LEN, make_requests
 
 CLOCK_NAMES = {"worker": "the worker's clock (CPU time of one thread on a CPU worker, wall time on a GPU)", "h100-model": "a roofline model of Llama-3-8B on one H100"}
-MAX_WALL_S = 60.0  # a run that still goes past this is stopped; the bounds in knobs.py keep it far away
+MAX_WALL_S = 60.0  # a run that still goes past this is stopped; the bounds in contract/knobs.py keep it far away
 MAX_KV_TOKENS_ON_GPU = 1 << 20  # gpu_memory_utilization on a big device would size a pool nobody fills
 
 

@@ -3,7 +3,7 @@
 
 def experiment_result(experiment_id: int, config) -> dict:
     """The run's JSON with the id the web side needs to ingest it; bad knobs become an error, never a crash."""
-    from .knobs import KnobError
+    from gpu_worker.contract.knobs import KnobError
     from .run import run_experiment
 
     try:
@@ -18,7 +18,7 @@ def experiment_result(experiment_id: int, config) -> dict:
 def register_experiment_tasks(app) -> None:
     @app.task(name="gpu_worker.run_experiment")
     def run_experiment(experiment_id: int, config: dict) -> dict:
-        from gpu_worker.tasks import worker_info
+        from gpu_worker.worker_info import worker_info
 
         result = experiment_result(experiment_id, config)
         result["worker"] = worker_info()

@@ -2,7 +2,7 @@
 import random
 
 from gpu_worker.contract import lab_limits
-from gpu_worker.engine import sizing
+from gpu_worker.contract import kv as sizing
 from gpu_worker.graders.cases import attempt, exact_int, figure, line
 from gpu_worker.sandbox import LearnerError
 
@@ -74,7 +74,7 @@ def expected(function: str, args: tuple) -> int:
     return getattr(sizing, function)(*args)
 
 
-def grade(session, report, rng: random.Random) -> None:
+def run_tests(session, report, rng: random.Random) -> None:
     cases = [(name, "public", fn, args) for name, fn, args in public_cases()]
     if report.hidden_included:
         cases += [(f"hidden-{name}", "hidden", fn, args) for name, fn, args in hidden_cases(rng)]

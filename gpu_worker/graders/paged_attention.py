@@ -11,6 +11,7 @@ from gpu_worker.graders import paged_inputs
 from gpu_worker.graders.cases import attempt, figure, line
 from gpu_worker.graders.paged_roofline import add_roofline
 from gpu_worker.sandbox import LearnerError
+from gpu_worker.timing import call_seconds, median_ms, torch_threads
 
 SLUG = "paged-attention"
 FUNCTIONS = ("paged_attention_decode",)
@@ -28,7 +29,7 @@ def session_options() -> dict:
     return {"env": {"TRITON_INTERPRET": "1"} if device() == "cpu" else {}}
 
 
-def grade(session, report, rng: random.Random) -> None:
+def run_tests(session, report, rng: random.Random) -> None:
     dev = device()
     dtypes = [torch.float32] + ([torch.float16, torch.bfloat16] if dev == "cuda" else [])
     cases = [(case, "public", torch.float32) for case in paged_inputs.public_cases()]
@@ -60,10 +61,6 @@ def _dtype_suffix(dtype) -> str:
     return "" if dtype == torch.float32 else f"-{str(dtype).removeprefix('torch.')}"
 
 
-def _median_ms(times: list[float]) -> float:
-    return round(statistics.median(times) * 1e3, 4)
-
-
 def _timing(session, report, rng: random.Random, dev: str) -> None:
     """Latency against context length, learner's function beside the torch reference, both timed by
     the grader (what the sandbox reports about its own speed is not used)."""
@@ -81,8 +78,8 @@ def _timing(session, report, rng: random.Random, dev: str) -> None:
         except LearnerError as error:
             report.metrics["timing_note"] = f"timing stopped: {error.message.splitlines()[0]}"
             break
-        reference.append(_median_ms(_time_reference([a.to(dev) if isinstance(a, torch.Tensor) else a
-                                                     for a in args], dev)))
+        reference.append(median_ms(_time_reference([a.to(dev) if isinstance(a, torch.Tensor) else a
+                                                    for a in args], dev), digits=4))
     if not yours:
         return
     contexts = list(TIMING_CONTEXTS[:len(yours)])
@@ -121,15 +118,6 @@ def _per_call_s(session, args: tuple, dev: str, extra: int = 6, rounds: int = 3)
     return span if span > 0 else statistics.median(totals) / (1 + extra)
 
 
-def _time_reference(args: list, dev: str, warmup: int = 2, repeats: int = 7) -> list[float]:
-    times, threads = [], torch.get_num_threads()
-    torch.set_num_threads(1)  # as in the sandbox (OMP_NUM_THREADS=1), so the comparison is fair
-    for index in range(warmup + repeats):
-        started = time.perf_counter()
-        reference_attention(*args)
-        if dev == "cuda":
-            torch.cuda.synchronize()
-        if index >= warmup:
-            times.append(time.perf_counter() - started)
-    torch.set_num_threads(threads)
-    return times
+def _time_reference(args: list, dev: str) -> list[float]:
+    with torch_threads(1):  # as in the sandbox (OMP_NUM_THREADS=1), so the comparison is fair
+        return call_seconds(lambda: reference_attention(*args), warmup=2, repeats=7, device=dev)

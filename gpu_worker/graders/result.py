@@ -1,9 +1,8 @@
 """Verdicts, per-test results and the result JSON a run hands back to the web side."""
-import platform
-import socket
 from dataclasses import dataclass
 
 from gpu_worker.contract import MODES, VERDICTS, ZERO_SCORE_VERDICTS
+from gpu_worker.contract.result import LabResult, TestEntry, WorkerInfo
 
 STDOUT_CAP = 64 * 1024  # characters of learner output kept in the result JSON
 
@@ -38,7 +37,7 @@ class Report:
         self.plots: list[dict] = []
         self.stdout = ""
         self.failure: tuple[str, str] | None = None  # a verdict that ends the run, with its message
-        self.worker: dict = {}
+        self.worker: WorkerInfo = {}  # the runner fills it in (gpu_worker.worker_info)
         self.current: str | None = None  # the test running now: a run that stops names it
 
     @property
@@ -97,11 +96,12 @@ class Report:
     def _shown(test: TestResult) -> bool:
         return test.visibility == "public" or test.message_public
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> LabResult:
         verdict, message = self.verdict()
         scored = self.mode == "submit"
         total = sum(test.weight for test in self.tests.values()) or 1.0
-        tests, earned = [], 0.0
+        tests: list[TestEntry] = []
+        earned = 0.0
         for test in self.tests.values():
             share = test.weight / total
             gained = share * test.credit if test.passed else 0.0
@@ -118,4 +118,4 @@ class Report:
         return {"submission_id": self.submission_id, "lab": self.lab, "mode": self.mode, "verdict": verdict,
                 "score": score, "max_score": 1.0 if scored else None, "message": message, "tests": tests,
                 "metrics": self.metrics, "plots": self.plots, "stdout": stdout,
-                "worker": {"host": socket.gethostname(), "python": platform.python_version(), **self.worker}}
+                "worker": self.worker}

@@ -1,64 +1,56 @@
 """Grades one submission: source checks, a sandboxed session, the lab's grader, then the result JSON."""
 import importlib
-import logging
 import random
 import secrets
 import time
 
 from gpu_worker import contract
+from gpu_worker.contract.result import LabResult
 from gpu_worker.graders.result import Report
-from gpu_worker.graders.source_checks import SourceProblem, check_source
-from gpu_worker.sandbox import LearnerError, LearnerSession, Limits, sandbox_level
-from gpu_worker.sandbox.process import SandboxUnavailable
+from gpu_worker.graders.source_checks import SourceProblem, check_python_source
+from gpu_worker.sandbox import LearnerError, LearnerSession, Limits
+from gpu_worker.worker_info import worker_info
 
-log = logging.getLogger(__name__)
 # Each lab's grader is the module named like its slug: gpu_worker/graders/<slug with underscores>.py.
-LABS = {slug: slug.replace("-", "_") for slug in contract.lab_slugs()}
+GRADER_MODULES = {slug: slug.replace("-", "_") for slug in contract.lab_slugs()}
 
 
-class UnknownLab(ValueError):
-    """A caller named a lab that does not exist (our side's mistake, safe to say in full)."""
+class BadRequest(ValueError):
+    """A caller named a lab or a mode that does not exist (our side's mistake, safe to say in full)."""
 
 
 def grader_module(lab: str):
-    if lab not in LABS:
-        raise UnknownLab(f"unknown lab {lab!r}; known: {sorted(LABS)}")
-    return importlib.import_module(f"gpu_worker.graders.{LABS[lab]}")
+    if lab not in GRADER_MODULES:
+        raise BadRequest(f"unknown lab {lab!r}; known: {sorted(GRADER_MODULES)}")
+    return importlib.import_module(f"gpu_worker.graders.{GRADER_MODULES[lab]}")
 
 
 def lab_limits(lab: str) -> Limits:
-    grader_module(lab)  # an unknown lab raises UnknownLab, as before
+    grader_module(lab)  # an unknown lab raises BadRequest
     return Limits().updated(contract.lab_limits(lab))
 
 
-def grade(lab: str, source, mode: str, submission_id: int | None = None, seed: int | None = None,
-          limits: dict | None = None) -> dict:
-    """The result JSON (a dict) for `source` on `lab`; never raises for anything the learner did.
+def grade_submission(lab: str, source, mode: str, submission_id: int | None = None, seed: int | None = None,
+                     limits: dict | None = None) -> LabResult:
+    """The result JSON for `source` on `lab`: whatever the learner's code does ends in a verdict.
 
-    `limits` overrides the lab's limits (tests use short ones)."""
+    Our own failures raise (BadRequest, SandboxUnavailable, a grader's bug); the worker's entry,
+    gpu_worker.labs.grade_run, turns them into internal_error. `limits` overrides the lab's (tests
+    use short ones)."""
     started = time.monotonic()
+    if mode not in contract.MODES:
+        raise BadRequest(f"mode must be one of {contract.MODES}, got {mode!r}")
+    grader = grader_module(lab)
     report = Report(lab, mode, submission_id)
-    try:
-        report.worker = _worker_info()
-        grader = grader_module(lab)
-        _run(grader, report, source, seed, limits)
-    except UnknownLab as error:
-        report.fail("internal_error", str(error))
-    except SandboxUnavailable as error:
-        log.error("no safe sandbox: %s", error)
-        report.failure = None
-        report.fail("internal_error", f"the worker cannot isolate code safely, so nothing ran: {error}")
-    except Exception as error:  # noqa: BLE001 - our fault: say so instead of blaming the learner
-        log.exception("grader %s failed", lab)  # the traceback goes to the worker's log, not to the learner
-        report.failure = None
-        report.fail("internal_error", f"the grader failed ({type(error).__name__}); this is not your fault")
+    report.worker = worker_info(health=False)
+    _run(grader, report, source, seed, limits)
     report.metrics["grade_s"] = round(time.monotonic() - started, 3)
     return report.to_dict()
 
 
 def _run(grader, report: Report, source, seed: int | None, limits: dict | None) -> None:
     try:
-        source = check_source(source)
+        source = check_python_source(source)
     except SourceProblem as problem:
         report.fail(problem.verdict, problem.message)
         return
@@ -74,7 +66,7 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None) 
             report.fail("rejected", "missing function(s) required by the contract: "
                         + ", ".join(f"{name}()" for name in sessions[0].missing))
             return
-        grader.grade(sessions if ranks else sessions[0], report, rng)
+        grader.run_tests(sessions if ranks else sessions[0], report, rng)
     except LearnerError as error:
         report.stopped(error.verdict, error.message)
     finally:
@@ -100,10 +92,3 @@ def _stdout(sessions: list[LearnerSession]) -> str:
         return sessions[0].stdout
     return "".join(f"--- rank {rank} ---\n{session.stdout}" for rank, session in enumerate(sessions)
                    if session.stdout)
-
-
-def _worker_info() -> dict:
-    import torch
-    cuda = torch.cuda.is_available()
-    return {"torch": torch.__version__, "sandbox": sandbox_level(), "device": "cuda" if cuda else "cpu",
-            "cuda": torch.cuda.get_device_name(0) if cuda else None}  # the GPU model: leaderboards rank per model

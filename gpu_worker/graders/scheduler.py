@@ -55,7 +55,7 @@ def _learner_policy(session):
     return policy
 
 
-def grade(session, report, rng: random.Random) -> None:
+def run_tests(session, report, rng: random.Random) -> None:
     traces = [(f"{kind}-{seed}", "public", kind, seed) for kind, seed in PUBLIC_TRACES]
     if report.hidden_included:
         traces += [(f"hidden-{kind}", "hidden", kind, rng.randrange(2**31)) for kind in HIDDEN_KINDS]

@@ -10,8 +10,10 @@ class SourceProblem(Exception):
         self.verdict, self.message = verdict, message
 
 
-def check_source(source: str | bytes) -> str:
-    """The source as text, or raise SourceProblem(rejected | compile_error, message)."""
+def check_python_source(source: str | bytes) -> str:
+    """The source as text: UTF-8, not empty, within the size cap and valid Python.
+
+    Otherwise SourceProblem(rejected | compile_error, message)."""
     if isinstance(source, (bytes, bytearray)):
         try:
             source = bytes(source).decode("utf-8")

@@ -1,7 +1,7 @@
 """The web side speaks the worker's contract: the same modes and verdicts, the same source cap."""
 from gpu_worker import contract
 from labs.models import Submission
-from labs.services import SubmissionRefused, check_source
+from labs.services import SubmissionRefused, check_submitted_text
 
 
 def test_submission_modes_and_verdicts_are_the_contracts():
@@ -10,9 +10,9 @@ def test_submission_modes_and_verdicts_are_the_contracts():
 
 
 def test_the_source_cap_is_the_contracts():
-    assert check_source("x" * contract.MAX_SOURCE_BYTES) == "x" * contract.MAX_SOURCE_BYTES
+    assert check_submitted_text("x" * contract.MAX_SOURCE_BYTES) == "x" * contract.MAX_SOURCE_BYTES
     try:
-        check_source("x" * (contract.MAX_SOURCE_BYTES + 1))
+        check_submitted_text("x" * (contract.MAX_SOURCE_BYTES + 1))
     except SubmissionRefused as refused:
         assert f"the limit is {contract.MAX_SOURCE_BYTES // 1024} KB" in str(refused)
     else:

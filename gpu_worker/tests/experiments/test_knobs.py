@@ -1,8 +1,8 @@
 """Every knob is checked before the engine starts, with a message that names it and what is allowed."""
 import pytest
 
-from gpu_worker.experiments.knobs import DEFAULTS, MAX_STEPS, KnobError, normalize, step_bound
-from gpu_worker.experiments.workload import MAX_MODEL_LEN, make_requests
+from gpu_worker.contract.knobs import DEFAULTS, MAX_STEPS, KnobError, normalize, step_bound
+from gpu_worker.contract.workload import MAX_MODEL_LEN, make_requests
 
 
 def test_an_empty_config_gets_the_defaults():

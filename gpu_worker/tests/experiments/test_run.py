@@ -4,7 +4,7 @@ import json
 import pytest
 
 from gpu_worker.experiments import run_experiment
-from gpu_worker.experiments.knobs import KnobError
+from gpu_worker.contract.knobs import KnobError
 from gpu_worker.experiments.task import experiment_result
 
 SMALL = {"num_requests": 6, "arrivals": "all-at-once", "seed": 1}

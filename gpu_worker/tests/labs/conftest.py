@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_worker.labs import run_lab
+from gpu_worker.labs import grade_run
 
 FIXTURES = Path(__file__).resolve().parents[2] / "graders" / "fixtures"
 
@@ -18,8 +18,5 @@ def fixture_source():
 @pytest.fixture
 def grade():
     def run(lab: str, source, mode: str = "submit", **options) -> dict:
-        from gpu_worker.graders import grade as grade_with_options
-        if options:
-            return grade_with_options(lab, source, mode, submission_id=1, **options)
-        return run_lab(1, lab, mode, source)
+        return grade_run(1, lab, mode, source, **options)
     return run

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_worker.graders import LABS
+from gpu_worker.graders import GRADER_MODULES
 from gpu_worker.sandbox import sandbox_level
 
 FIXTURES = Path(__file__).resolve().parents[2] / "graders" / "fixtures"
@@ -57,7 +57,7 @@ def test_cheat_is_not_accepted(grade, fixture_source, lab, name, verdict, words)
 
 
 def test_every_lab_has_its_cheat_suite():
-    for lab in LABS:
+    for lab in GRADER_MODULES:
         present = {path.stem for path in (FIXTURES / lab).glob("cheat_*.py")}
         assert present == {name for cheat_lab, name, _, _ in CHEATS if cheat_lab == lab}
         assert {"cheat_frames", "cheat_monkeypatch", "cheat_reference_objects", "cheat_read_grader_files",

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from gpu_worker.engine import sizing
+from gpu_worker.contract import kv as sizing
 from gpu_worker.graders import kv_sizing
 
 

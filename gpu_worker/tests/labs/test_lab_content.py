@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpu_worker.graders import LABS, lab_limits
+from gpu_worker.graders import GRADER_MODULES, lab_limits
 from gpu_worker.graders.runner import grader_module
 
 CONTENT = Path(__file__).resolve().parents[3] / "labs" / "content"
@@ -13,7 +13,7 @@ MODULES = {"kv-sizing": "paged-attention", "paged-attention": "paged-attention",
            "ring-allreduce": "ring-vs-tree"}
 
 
-@pytest.mark.parametrize("slug", sorted(LABS))
+@pytest.mark.parametrize("slug", sorted(GRADER_MODULES))
 def test_lab_folder_matches_its_grader(slug):
     folder = CONTENT / slug
     spec = yaml.safe_load((folder / "lab.yaml").read_text())

@@ -6,9 +6,7 @@ ships beside gpu_worker, so a lab's numbers are written once."""
 from functools import cache
 from pathlib import Path
 
-import yaml
-
-CONTENT_DIR = Path(__file__).resolve().parents[1] / "labs" / "content"
+CONTENT_DIR = Path(__file__).resolve().parents[2] / "labs" / "content"
 
 MODES = ("run", "submit")  # run: public tests only, no score; submit: every test, scored
 
@@ -33,6 +31,8 @@ def lab_slugs() -> tuple[str, ...]:
 def _lab_spec(slug: str) -> dict:
     if slug not in lab_slugs():
         raise KeyError(f"unknown lab {slug!r}; known: {list(lab_slugs())}")
+    import yaml  # here, so lab_slugs() needs only the standard library (scripts/gpu_check.py runs before the venv)
+
     return yaml.safe_load((CONTENT_DIR / slug / "lab.yaml").read_text(encoding="utf-8")) or {}
 
 

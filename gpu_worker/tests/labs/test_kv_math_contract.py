@@ -2,7 +2,7 @@
 import subprocess
 import sys
 
-from gpu_worker.engine.sizing import kv_bytes_per_token, max_concurrent_seqs, num_gpu_blocks
+from gpu_worker.contract.kv import kv_bytes_per_token, max_concurrent_seqs, num_gpu_blocks
 
 LLAMA2_7B = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32}
 
@@ -27,5 +27,5 @@ def test_max_concurrent_seqs_rounds_blocks_up():
 
 
 def test_sizing_imports_without_torch():
-    code = "import sys, gpu_worker.engine.sizing; assert 'torch' not in sys.modules, 'torch imported'"
+    code = "import sys, gpu_worker.contract.kv; assert 'torch' not in sys.modules, 'torch imported'"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=__file__.rsplit("/gpu_worker/", 1)[0])

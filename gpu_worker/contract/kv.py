@@ -1,4 +1,4 @@
-"""KV-cache sizing arithmetic (the `kv-sizing` lab contract), pure Python so graders can import it anywhere."""
+"""KV-cache sizing arithmetic: the `kv-sizing` lab's reference and the course calculator's formulas, in one place."""
 import math
 
 
