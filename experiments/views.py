@@ -1,5 +1,5 @@
 """Experiment pages: the knobs form with presets and past runs, one run's live result, two runs side by side."""
-from django.contrib.auth.views import redirect_to_login
+from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -19,9 +19,8 @@ def _initial(request) -> tuple[dict, presets.Preset | None]:
 
 
 @require_http_methods(["GET", "POST"])
+@login_required
 def index(request):
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path())
     initial, preset = _initial(request)
     if request.method == "POST":  # the question stays on screen while the learner fixes a knob
         preset = presets.preset_by_slug(request.POST.get("preset", ""))
@@ -39,9 +38,8 @@ def index(request):
 
 
 @require_GET
+@login_required
 def detail(request, pk):
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path())
     experiment = selectors.experiment_for(owner=request.user, experiment_id=pk)
     if experiment is None:
         raise Http404("No such experiment.")
@@ -52,9 +50,8 @@ def detail(request, pk):
 
 
 @require_GET
+@login_required
 def compare(request):
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path())
     ids = [request.GET.get(key, "") for key in ("a", "b")]
     runs = [selectors.experiment_for(owner=request.user, experiment_id=i) for i in ids]
     if None in runs:

@@ -1,4 +1,5 @@
 """Lab pages: the catalogue, a lab with its editor and history, and a submission's live result."""
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -87,19 +88,17 @@ def draft(request, slug):
 
 
 @require_GET
+@login_required
 def submission_source(request, pk):
     """A learner's own submitted code as text, for "Load into editor" without leaving the page."""
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path())
     found = selectors.own_submission(learner=request.user, submission_id=pk)
     if found is None:
         raise Http404("No such submission.")
     return HttpResponse(found.source, content_type="text/plain; charset=utf-8")
 
 
+@login_required
 def submission(request, pk):
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path())
     found = selectors.submission_visible_to(user=request.user, submission_id=pk,
                                             is_instructor=is_instructor(request.user))
     if found is None:
