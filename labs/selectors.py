@@ -118,7 +118,9 @@ def queue_stats() -> dict:
 
 
 def result_for_learner(submission: Submission) -> dict:
-    """The parts of the result JSON a learner may see: hidden tests lose their message (and inputs)."""
+    """The result JSON in the shape the pages show. What a learner may see of a hidden test is the worker's
+    decision (gpu_worker.graders.result.Report writes a hidden test's message only when it is meant to be
+    read), so every test's message is shown as the worker sent it."""
     result = submission.result or {}
     tests = []
     for test in result.get("tests") or []:
@@ -127,7 +129,7 @@ def result_for_learner(submission: Submission) -> dict:
         public = test.get("visibility") == "public"
         tests.append({"name": test.get("name", ""), "visibility": "public" if public else "hidden",
                       "passed": test.get("passed"), "score": test.get("score"), "max_score": test.get("max_score"),
-                      "message": str(test.get("message") or "") if public else ""})
+                      "message": str(test.get("message") or "")})
     plots = [plot for plot in result.get("plots") or [] if isinstance(plot, dict) and isinstance(plot.get("figure"), dict)]
     metrics = result.get("metrics") if isinstance(result.get("metrics"), dict) else {}
     counts = {kind: (sum(1 for t in tests if t["visibility"] == kind and t["passed"]),

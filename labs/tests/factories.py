@@ -2,6 +2,7 @@
 import factory
 from django.contrib.auth import get_user_model
 
+from gpu_worker.graders.result import Report
 from labs.models import Lab, Submission
 
 KV_STARTER = '''def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
@@ -53,18 +54,24 @@ class SubmissionFactory(factory.django.DjangoModelFactory):
     status = "queued"
 
 
+def worker_tests(hidden_passed: bool) -> list[dict]:
+    """One public and one hidden kv-sizing test, written by the worker's own Report: what a learner may see of
+    the hidden one is the worker's decision (its message here holds a SECRET the worker withholds)."""
+    report = Report("kv-sizing", "submit")
+    report.declare("kv-llama3-8b-fp16", "public")
+    report.declare("hidden-gqa-3", "hidden")
+    report.record("kv-llama3-8b-fp16", True, "public says 131072")
+    report.record("hidden-gqa-3", hidden_passed, "SECRET expected 98304")
+    return report.to_dict()["tests"]
+
+
 def result_json(submission_id: int, mode: str = "submit", verdict: str = "accepted", score: float = 1.0) -> dict:
     """A result as the worker sends it (see docs/architecture.md), with one public and one hidden test."""
     return {
         "submission_id": submission_id, "lab": "kv-sizing", "mode": mode, "verdict": verdict,
         "score": score if mode == "submit" else None, "max_score": 1.0 if mode == "submit" else None,
         "message": "", "metrics": {"device": "cpu", "grade_s": 0.5},
-        "tests": [
-            {"name": "kv-llama3-8b-fp16", "visibility": "public", "passed": True, "score": 0.5, "max_score": 0.5,
-             "message": "public says 131072"},
-            {"name": "hidden-gqa-3", "visibility": "hidden", "passed": verdict == "accepted", "score": 0.5,
-             "max_score": 0.5, "message": "SECRET expected 98304"},
-        ],
+        "tests": worker_tests(hidden_passed=verdict == "accepted"),
         "plots": [{"title": "KV per sequence", "figure": {"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4]}],
                                                            "layout": {"title": {"text": "KV"}}}}],
         "stdout": "hello from the learner\n", "worker": {"host": "gpu-host-1", "torch": "2.13.0"},

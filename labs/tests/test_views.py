@@ -165,3 +165,19 @@ def test_visitor_is_sent_to_login_for_a_submission(client, lab):
     submission = SubmissionFactory(lab=lab)
     response = client.get(reverse("labs:submission", args=[submission.pk]))
     assert response.status_code == 302 and reverse("login") in response["Location"]
+
+
+def test_a_hidden_test_shows_what_the_worker_lets_the_learner_read(learner_client, learner, lab):
+    """The worker decides what a learner may read of a hidden test: a broken rule it names is shown, the
+    expected value of another hidden test is not."""
+    from gpu_worker.graders.result import Report
+    report = Report("kv-sizing", "submit")
+    report.declare("hidden-rules", "hidden")
+    report.declare("hidden-values", "hidden")
+    report.record("hidden-rules", False, "step 12: rule 'out-of-blocks' broken", message_public=True)
+    report.record("hidden-values", False, "SECRET expected 98304")
+    submission = SubmissionFactory(learner=learner, lab=lab, mode="submit")
+    result_ingest(result={**report.to_dict(), "submission_id": submission.pk})
+    page = learner_client.get(reverse("labs:submission", args=[submission.pk])).content.decode()
+    assert "step 12: rule &#x27;out-of-blocks&#x27; broken" in page
+    assert "SECRET" not in page and "98304" not in page
