@@ -23,26 +23,29 @@ def due_count(*, learner) -> int:
     return ReviewCard.objects.filter(learner=learner, due__lte=timezone.now(), drill__retired=False).count()
 
 
+def _day_figures(*, learner, now: datetime, **extra) -> dict:
+    start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    return ReviewCard.objects.filter(learner=learner, drill__retired=False).aggregate(
+        reviewed_today=Count("pk", filter=Q(reviewed_at__gte=start_of_day)),
+        next_due_at=Min("due", filter=Q(due__gt=now)), **extra)
+
+
 def review_day(*, learner, now: datetime | None = None) -> dict:
     """One query: how many items the learner reviewed today and when the next not-yet-due one comes due."""
     now = now or timezone.now()
-    start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
-    figures = ReviewCard.objects.filter(learner=learner, drill__retired=False).aggregate(
-        reviewed_today=Count("pk", filter=Q(reviewed_at__gte=start_of_day)), next_due_at=Min("due", filter=Q(due__gt=now)))
-    return {**figures, "now": now}
+    return {**_day_figures(learner=learner, now=now), "now": now}
 
 
 def review_session(*, learner, current: Drill | None = None, now: datetime | None = None) -> dict:
-    """Where the learner's review session stands after an answer: the next due item (not the one just
-    answered), how many others are due, the day's figures, and when the answered item comes back."""
+    """Where the learner's review session stands after an answer (two queries): the next due item (not the one
+    just answered), how many others are due, the day's figures, and when the answered item comes back."""
     now = now or timezone.now()
+    others = Q(due__lte=now) & ~Q(drill_id=current.pk if current is not None else None)
+    figures = _day_figures(learner=learner, now=now, due_count=Count("pk", filter=others),
+                           this_due_at=Max("due", filter=Q(drill_id=current.pk if current is not None else None)))
     due = drills_due_for(learner=learner, now=now)
-    if current is not None:
-        due = due.exclude(pk=current.pk)
-    this_due_at = (ReviewCard.objects.filter(learner=learner, drill=current).values_list("due", flat=True).first()
-                   if current is not None else None)
-    return {**review_day(learner=learner, now=now), "next": due.first(), "due_count": due.count(),
-            "this_due_at": this_due_at}
+    following = due.exclude(pk=current.pk).first() if current is not None else due.first()
+    return {**figures, "now": now, "next": following}
 
 
 def _module_sizes() -> dict[str, int]:

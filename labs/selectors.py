@@ -61,9 +61,17 @@ def last_submission_at(*, user_ids) -> dict:
     return {row["learner_id"]: row["last"] for row in rows}
 
 
-def learner_history(*, learner, lab: Lab, limit: int = 50) -> QuerySet[Submission]:
-    return (Submission.objects.filter(learner=learner, lab=lab).defer("source", "result")
-            .order_by("-created_at", "-id")[:limit])
+HISTORY_SHOWN, HISTORY_ALL = 20, 1000  # a lab page's history: the newest runs, or all (a page of its own) on asking
+
+
+def learner_history(*, learner, lab: Lab, show_all: bool = False) -> dict:
+    """The learner's newest submissions to `lab` (all of them, up to HISTORY_ALL, with `show_all`) and, when more
+    exist than are listed, how many there are in all."""
+    rows = list(Submission.objects.filter(learner=learner, lab=lab).defer("source", "result")
+                .order_by("-created_at", "-id")[:HISTORY_ALL if show_all else HISTORY_SHOWN])
+    total = (Submission.objects.filter(learner=learner, lab=lab).count()
+             if len(rows) == HISTORY_SHOWN and not show_all else len(rows))
+    return {"history": rows, "history_total": total}
 
 
 def submission_visible_to(*, user, submission_id: int, is_instructor: bool) -> Submission | None:

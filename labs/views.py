@@ -25,8 +25,7 @@ def detail(request, slug):
             return redirect_to_login(request.get_full_path())
         return _run(request, lab)
     if request.htmx and request.GET.get("part") == "history" and request.user.is_authenticated:
-        history = selectors.learner_history(learner=request.user, lab=lab)
-        return render(request, "labs/detail.html#history", {"lab": lab, "history": history})
+        return render(request, "labs/detail.html#history", {"lab": lab, **_history(request, lab)})
     return _detail_page(request, lab, editor=_editor_source(request, lab))
 
 
@@ -64,10 +63,17 @@ def _editor_source(request, lab: Lab) -> dict:
     return {"source": lab.starter_code, "source_is_draft": False}
 
 
+def _history(request, lab: Lab) -> dict:
+    if not request.user.is_authenticated:
+        return {"history": [], "history_total": 0}
+    return selectors.learner_history(learner=request.user, lab=lab, show_all=request.GET.get("all") == "1")
+
+
 def _detail_page(request, lab: Lab, *, editor: dict, error: str = ""):
-    history = list(selectors.learner_history(learner=request.user, lab=lab)) if request.user.is_authenticated else []
+    listed = _history(request, lab)
+    history = listed["history"]
     waiting = history[0] if history and not history[0].is_done else None
-    context = {"lab": lab, "error": error, "history": history, **editor,
+    context = {"lab": lab, "error": error, **listed, **editor,
                "standing": selectors.lab_standing(learner=request.user).get(lab.slug),
                "panel_submission": waiting, "ahead": selectors.runs_ahead_of(waiting) if waiting else None,
                "grading": grading_status(), "show_reason": is_instructor(request.user)}

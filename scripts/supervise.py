@@ -132,6 +132,8 @@ def main() -> None:
     broker = f"redis://:{password}@127.0.0.1:{redis_port}/0"
     env = {**os.environ, "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": broker, "PYTHONUNBUFFERED": "1"}
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
+    # the web processes share login-failure counts and sessions through the same private Redis
+    env.setdefault("CACHE_URL", f"redis://:{password}@127.0.0.1:{redis_port}/1")
     # For a shell on the same machine (README, "Grading from a shell"): `source var/run.env`.
     (VAR / "run.env").write_text(f"export CELERY_BROKER_URL={broker}\nexport CELERY_RESULT_BACKEND={broker}\n")
     (VAR / "run.env").chmod(0o600)

@@ -120,12 +120,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 
 INSTRUCTOR_GROUP = "instructors"
 
-# --- Cache: login failure counters (accounts/throttle.py). Redis when one is configured, so every web
-# process shares the counts; otherwise per-process memory, which still slows one process's guesser.
+# --- Cache: login failure counters (accounts/throttle.py) and sessions. Redis when one is configured, so every
+# web process shares the counts; otherwise per-process memory, which still slows one process's guesser.
 CACHE_URL = os.environ.get("CACHE_URL", "")
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
                       "KEY_PREFIX": "course"}
           if CACHE_URL.startswith("redis") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if CACHE_URL.startswith("redis"):  # a page reads its session from Redis; the database keeps it across restarts
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 LOGIN_THROTTLE = {
     "ACCOUNT_FAILURES": int(os.environ.get("LOGIN_ACCOUNT_FAILURES", "10")),  # per username per window
     "ADDRESS_FAILURES": int(os.environ.get("LOGIN_ADDRESS_FAILURES", "50")),  # per client address per window

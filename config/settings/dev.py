@@ -1,7 +1,11 @@
-"""Settings for `make run`: SQLite under var/, and the private Redis that scripts/supervise.py starts."""
-from .base import *  # noqa: F401,F403
-from .base import SECRET_KEY as _SECRET_KEY, env_list
+"""Settings for `make run`: SQLite under var/, and the private Redis that scripts/supervise.py starts.
 
-DEBUG = True
+DEBUG is off unless DEBUG=1: this is what a class uses, so an error shows the site's own error page,
+not a traceback with the settings, and no request keeps a log of its queries."""
+from .base import *  # noqa: F401,F403
+from .base import SECRET_KEY as _SECRET_KEY, env_bool, env_list
+
+DEBUG = env_bool("DEBUG")
 SECRET_KEY = _SECRET_KEY or "dev-only-insecure-key-change-me"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+WHITENOISE_USE_FINDERS = True  # static files straight from the source folders, no collectstatic step

@@ -54,6 +54,16 @@ def test_detail_shows_statement_contract_editor_and_history(learner_client, lear
     assert "Accepted" in text and "Rejected" not in text
 
 
+def test_history_lists_the_newest_twenty_and_shows_all_on_asking(learner_client, learner, lab):
+    for _ in range(25):
+        SubmissionFactory(learner=learner, lab=lab, status="done", verdict="accepted", score=1.0, max_score=1.0)
+    url = reverse("labs:detail", args=[lab.slug])
+    page = learner_client.get(url).content.decode()
+    assert page.count('data-load-submission=') == 20 and "Your newest 20 of 25." in page and "Show all 25" in page
+    everything = learner_client.get(url, {"all": "1"}).content.decode()
+    assert everything.count('data-load-submission=') == 25 and 'id="history-more"' not in everything
+
+
 def test_unknown_lab_is_404(learner_client):
     assert learner_client.get(reverse("labs:detail", args=["nope"])).status_code == 404
 
