@@ -1,18 +1,21 @@
 """A class's load against a running `make run`: learners answering drills while others resubmit a lab.
 
-    python -m bench.load_mixed --url http://127.0.0.1:8000 [--seconds 40]
+    python -m bench.load_mixed --url http://127.0.0.1:8000 [--seconds 40] [--pace 1.3]
 
-8 learners (new accounts, signed up through the site) answer quiz drills back to back; 3 more
-submit the right kv-sizing answer every second (the site refuses a second run while one waits:
-that 400 is expected) and watch their run. Each learner acts as a browser does: it loads whole
-pages, and posts answers and runs and polls a run's panel as the pages' htmx does. A probe fetches a static file at the same pace,
-the baseline the page latency is compared with. Afterwards it waits for every accepted run to be
-graded. Prints requests, 5xx, lost answers (a drill answer without a 2xx, a run never graded),
-page p50/p95 beside the static file's, the time to drain the queue, and /healthz.
+8 learners (new accounts, signed up through the site) answer quiz drills, 1.3 answers a second
+each by default (the pace of the class this was first measured with; --pace 0 goes flat out);
+3 more submit the right kv-sizing answer every second (the site refuses a second run while one
+waits: that 400 is expected) and watch their run. Each learner acts as a browser does: it loads
+whole pages, and posts answers and runs and polls a run's panel as the pages' htmx does. A probe
+fetches a static file ten times a second, the baseline the page latency is compared with.
+Afterwards it waits for every accepted run to be graded. Prints requests, 5xx, lost answers (a
+drill answer without a 2xx, a run never graded), page p50/p95 beside the static file's, per kind
+of request, the time to drain the queue, and /healthz.
 Target: 0 5xx, 0 lost, workers up, page p95 <= 3x static p95.
 """
 import argparse
 import http.cookiejar
+import random
 import re
 import statistics
 import threading
@@ -97,9 +100,13 @@ def find_quizzes(learner: Learner) -> list[str]:
     return sorted(set(quizzes))
 
 
-def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int) -> None:
-    turn = offset
+def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int, pace: float) -> None:
+    """Answer quiz after quiz, `pace` answers a second on average (0: as fast as the site answers, with 0.2 s to
+    read); each learner reads at its own speed, so the class does not answer in lockstep."""
+    turn, reader = offset, random.Random(offset)
+    time.sleep(reader.uniform(0, 1 / pace if pace else 0.2))
     while time.monotonic() < until:
+        started = time.monotonic()
         path = quizzes[turn % len(quizzes)]
         turn += 1
         status, page, _ = learner.request(path)
@@ -114,10 +121,12 @@ def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int) 
         if not 200 <= answered < 300:
             with learner.stats.lock:
                 learner.stats.lost_answers += 1
-        time.sleep(0.2)  # reading the feedback
+        reading = reader.uniform(0.5, 1.5) / pace if pace else 0.2
+        time.sleep(max(0.2, reading - (time.monotonic() - started)))  # reading the feedback
 
 
 def lab_loop(learner: Learner, source: str, until: float) -> None:
+    time.sleep(random.Random(id(learner)).uniform(0, 1))  # the three do not press Submit in the same instant
     while time.monotonic() < until:
         started = time.monotonic()
         status, panel, _ = learner.form("/labs/kv-sizing/", {"mode": "submit", "source": source}, htmx=True)
@@ -134,6 +143,21 @@ def static_loop(learner: Learner, until: float) -> None:
     while time.monotonic() < until:
         learner.request("/static/css/site.css", static=True)
         time.sleep(0.1)  # often enough that its p95 is not a handful of samples
+
+
+def idle_baseline(learner: Learner, prober: Learner, quizzes: list[str], stats: Stats, seconds: float = 8) -> dict:
+    """The same page and static figures with one learner on an otherwise idle site: what the load is compared with."""
+    quiet = Stats()
+    learner.stats = prober.stats = quiet
+    until = time.monotonic() + seconds
+    both = [threading.Thread(target=drill_loop, args=(learner, quizzes, until, 0, 0)),
+            threading.Thread(target=static_loop, args=(prober, until))]
+    for thread in both:
+        thread.start()
+    for thread in both:
+        thread.join()
+    learner.stats = prober.stats = stats
+    return {"page95": pct(quiet.page_s, 95), "static95": pct(quiet.static_s, 95)}
 
 
 def drain(stats: Stats, timeout: float) -> tuple[float, int, dict]:
@@ -160,6 +184,9 @@ def main() -> None:
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--seconds", type=float, default=40)
     parser.add_argument("--drill-learners", type=int, default=8)
+    parser.add_argument("--pace", type=float, default=1.3,
+                        help="answers a second per drill learner (1.3: the class this was first measured with, "
+                             "418 answers in 40 s from 8 learners; 0: as fast as the site answers)")
     parser.add_argument("--lab-learners", type=int, default=3)
     parser.add_argument("--drain-timeout", type=float, default=600)
     args = parser.parse_args()
@@ -170,15 +197,17 @@ def main() -> None:
     quizzes = find_quizzes(learners[0])
     if not quizzes:
         raise SystemExit("no quiz drills found under /drills/; was the course content loaded?")
+    idle = idle_baseline(learners[0], learners[-1], quizzes, stats)
     stats.__init__()  # count only the load itself, not the set-up
     source = REFERENCE.read_text()
     until = time.monotonic() + args.seconds
-    threads = [threading.Thread(target=drill_loop, args=(learner, quizzes, until, n))
+    threads = [threading.Thread(target=drill_loop, args=(learner, quizzes, until, n, args.pace))
                for n, learner in enumerate(learners[:args.drill_learners])]
     threads += [threading.Thread(target=lab_loop, args=(learner, source, until))
                 for learner in learners[args.drill_learners:-1]]
     threads.append(threading.Thread(target=static_loop, args=(learners[-1], until)))
-    print(f"load: {args.drill_learners} learners on {len(quizzes)} quiz drills, {args.lab_learners} resubmitting "
+    print(f"load: {args.drill_learners} learners on {len(quizzes)} quiz drills "
+          f"({f'{args.pace:g} answers/s each' if args.pace else 'flat out'}), {args.lab_learners} resubmitting "
           f"kv-sizing every second, {args.seconds:g} s against {base}", flush=True)
     for thread in threads:
         thread.start()
@@ -196,6 +225,9 @@ def main() -> None:
     print(f"page latency       p50 {pct(load['page'], 50):.0f} ms  p95 {page95:.0f} ms  ({len(load['page'])} requests)")
     print(f"static file        p50 {pct(load['static'], 50):.0f} ms  p95 {static95:.0f} ms  ({len(load['static'])} requests)")
     print(f"page/static p95    {page95 / static95:.2f}x  (target <= 3x)")
+    print(f"idle site, before  page p95 {idle['page95']:.0f} ms, static p95 {idle['static95']:.0f} ms: "
+          f"page/static {idle['page95'] / idle['static95']:.2f}x; the load made pages {page95 / idle['page95']:.2f}x "
+          f"and the static file {static95 / idle['static95']:.2f}x slower at p95")
     print("by request         p50 / p95 ms, count")
     for kind, values in sorted(load["kinds"].items(), key=lambda item: -pct(item[1], 95) if len(item[1]) > 1 else 0):
         if len(values) > 1:
