@@ -117,3 +117,14 @@ def test_database_url() -> str:
 
 
 test_database_url.__test__ = False  # not a test, despite its name
+
+
+def wait_until_finished(row, finished: str, timeout: float):
+    """Reload a model `row` (a submission, an experiment) until its boolean property `finished` is true."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        row.refresh_from_db()
+        if getattr(row, finished):
+            return row
+        time.sleep(0.2)
+    raise AssertionError(f"{type(row).__name__} {row.pk} still {row.status} after {timeout} s")

@@ -1,7 +1,5 @@
 """End to end with Redis and the real `make run` worker: a run comes back through the ingest task, and the page
 opened from a course module page shows it on a phone."""
-import time
-
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
@@ -10,24 +8,14 @@ from course.tests.conftest import FIXTURE_CONTENT
 from experiments.models import Experiment
 from experiments.services import experiment_create
 from testing.browser import save_screenshot, sign_in
-from testing.workers import client_app
+from testing.workers import client_app, wait_until_finished
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def wait_until_finished(experiment: Experiment, timeout: float = 120) -> Experiment:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        experiment.refresh_from_db()
-        if experiment.is_finished:
-            return experiment
-        time.sleep(0.2)
-    raise AssertionError(f"experiment {experiment.pk} still {experiment.status} after {timeout} s")
-
-
 def test_a_run_goes_through_the_worker_and_a_repeat_comes_from_the_cache(redis_url, local_worker, learner):
     config = {"num_requests": 4, "arrivals": "all-at-once", "seed": 11}
-    experiment = wait_until_finished(experiment_create(owner=learner, config=config))
+    experiment = wait_until_finished(experiment_create(owner=learner, config=config), "is_finished", 120)
     assert experiment.status == "done", experiment.error
     metrics = experiment.result["metrics"]
     assert metrics["ttft_ms"]["count"] == 4 and metrics["throughput_tok_s"] > 0

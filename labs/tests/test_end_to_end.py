@@ -13,7 +13,7 @@ from labs.models import Submission
 from labs.reaper import submissions_reap_stale
 from labs.services import submission_create
 from labs.tests.factories import LabFactory
-from testing.workers import client_app, running_worker, test_database_url
+from testing.workers import client_app, running_worker, test_database_url, wait_until_finished
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 REFERENCE = (Path(__file__).resolve().parents[2] / "gpu_worker" / "graders" / "fixtures" / "kv-sizing"
@@ -21,13 +21,7 @@ REFERENCE = (Path(__file__).resolve().parents[2] / "gpu_worker" / "graders" / "f
 
 
 def wait_until_done(submission: Submission, timeout: float = 90) -> Submission:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        submission.refresh_from_db()
-        if submission.is_done:
-            return submission
-        time.sleep(0.2)
-    raise AssertionError(f"submission {submission.pk} still {submission.status} after {timeout} s")
+    return wait_until_finished(submission, "is_done", timeout)
 
 
 @pytest.mark.sandbox
