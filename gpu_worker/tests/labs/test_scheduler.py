@@ -65,3 +65,16 @@ def test_the_leaderboard_trace_is_the_same_for_every_submit_and_absent_from_a_ru
     assert first["metrics"]["board"]["throughput"] == round(expected.totals["tokens_per_step"], 4)
     assert "board" not in grade("scheduler", reference, mode="run")["metrics"]
     assert not any("board" in test["name"] or "chat" in test["name"] for test in first["tests"])
+
+
+def test_the_step_cap_lets_a_one_at_a_time_policy_finish_every_trace_it_once_failed(fixture_source):
+    """Bursty seed 22 took the one-at-a-time policy past 4x static batching's steps, so a valid policy got a
+    random time_limit; the cap also allows what serving one request at a time needs."""
+    from gpu_worker.graders import scheduler
+    namespace: dict = {}
+    exec(compile(fixture_source("scheduler", "slow_one_at_a_time"), "slow.py", "exec"), namespace)
+    trace, config = make_trace("bursty", 22, num_requests=scheduler.NUM_REQUESTS), scheduler.CONFIGS["bursty"]
+    static_steps = static_batching_replay(trace, config).totals["num_steps"]
+    assert replay(namespace["schedule"], trace, config, step_cap=4 * static_steps).totals["finished"] < len(trace)
+    result = replay(namespace["schedule"], trace, config, step_cap=scheduler.step_cap(trace, config, static_steps))
+    assert result.error is None and result.totals["finished"] == len(trace)
