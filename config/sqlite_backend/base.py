@@ -26,20 +26,18 @@ class DatabaseWrapper(base.DatabaseWrapper):
             raise
 
     def _commit(self):
-        try:
-            return super()._commit()
-        finally:
-            self._release_writer_lock()
+        return self._then_release(super()._commit)
 
     def _rollback(self):
-        try:
-            return super()._rollback()
-        finally:
-            self._release_writer_lock()
+        return self._then_release(super()._rollback)
 
     def _close(self):
+        return self._then_release(super()._close)
+
+    def _then_release(self, end):
+        """End the transaction (or the connection) and give the turn to the next thread, whatever happens."""
         try:
-            return super()._close()
+            return end()
         finally:
             self._release_writer_lock()
 
