@@ -40,11 +40,11 @@ def review_session(*, learner, current: Drill | None = None, now: datetime | Non
     """Where the learner's review session stands after an answer (two queries): the next due item (not the one
     just answered), how many others are due, the day's figures, and when the answered item comes back."""
     now = now or timezone.now()
-    others = Q(due__lte=now) & ~Q(drill_id=current.pk if current is not None else None)
-    figures = _day_figures(learner=learner, now=now, due_count=Count("pk", filter=others),
-                           this_due_at=Max("due", filter=Q(drill_id=current.pk if current is not None else None)))
-    due = drills_due_for(learner=learner, now=now)
-    following = due.exclude(pk=current.pk).first() if current is not None else due.first()
+    current_id = current.pk if current is not None else None
+    answered = Q(drill_id=current_id)
+    figures = _day_figures(learner=learner, now=now, due_count=Count("pk", filter=Q(due__lte=now) & ~answered),
+                           this_due_at=Max("due", filter=answered))
+    following = drills_due_for(learner=learner, now=now).exclude(pk=current_id).first()
     return {**figures, "now": now, "next": following}
 
 

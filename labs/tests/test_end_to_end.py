@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from celery import signature
-from django.db import connection
 from playwright.sync_api import expect
 
 from labs.models import Submission

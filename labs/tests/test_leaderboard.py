@@ -3,7 +3,7 @@ import pytest
 
 from instructor.models import Cohort, Membership
 from labs.leaderboard import best_per_learner, board_for
-from labs.tests.factories import UserFactory, speed_lab, timed_result, timed_submission
+from labs.tests.factories import UserFactory, speed_lab, timed_submission
 
 pytestmark = pytest.mark.django_db
 
