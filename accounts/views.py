@@ -25,7 +25,7 @@ def signup(request):
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user)
         messages.success(request, f"Welcome, {user.username}. Your progress is saved from now on.")
         return redirect("course:index")
     return render(request, "registration/signup.html", {"form": form})

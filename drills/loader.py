@@ -5,6 +5,7 @@ from django.db import transaction
 from django.utils.html import strip_tags
 from django.utils.text import Truncator
 
+from config.readcache import content_changed
 from course.loader import LoadReport, load_course
 
 from .models import Drill, Kind
@@ -73,6 +74,7 @@ def load_module_exercises(*, module_slug: str, exercises: dict) -> LoadResult:
             Drill.objects.bulk_update(to_update, ["title", "section", "topic", "order", "data", "retired"])
         gone = [d.pk for key, d in existing.items() if key not in incoming and not d.retired]
         Drill.objects.filter(pk__in=gone).update(retired=True)
+        content_changed()  # bulk writes send no model signals
     return LoadResult(created=len(to_create), updated=len(to_update), retired=len(gone))
 
 

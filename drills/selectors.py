@@ -2,8 +2,12 @@
 from collections import defaultdict
 from datetime import datetime
 
+from django.core.cache import cache
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
+
+from config import readcache
+from config.readcache import TIMEOUT_S, content_key, forget, remember
 
 from .models import Attempt, Drill, ReviewCard
 
@@ -21,6 +25,30 @@ def drills_due_for(*, learner, now: datetime | None = None) -> QuerySet[Drill]:
 
 def due_count(*, learner) -> int:
     return ReviewCard.objects.filter(learner=learner, due__lte=timezone.now(), drill__retired=False).count()
+
+
+def due_badge_key(learner_id) -> str:
+    return content_key(f"review-due:{learner_id}")  # retiring a drill changes the count too
+
+
+def card_saved(sender, instance, **kwargs) -> None:
+    """A signal receiver (drills/apps.py): a review card changed, so its learner's badge is recounted."""
+    forget(due_badge_key(instance.learner_id))
+
+
+def due_badge(*, learner) -> int:
+    """`due_count` for the navigation badge on every page: kept in the cache with the moment the next card
+    comes due, until then or until one of the learner's cards changes (drills/apps.py)."""
+    if not readcache.enabled():
+        return due_count(learner=learner)
+    key, now = due_badge_key(learner.pk), timezone.now()
+    cached = cache.get(key)
+    if cached is not None and (cached[1] is None or now < cached[1]):
+        return cached[0]
+    figures = ReviewCard.objects.filter(learner=learner, drill__retired=False).aggregate(
+        due_now=Count("pk", filter=Q(due__lte=now)), next_due_at=Min("due", filter=Q(due__gt=now)))
+    cache.set(key, (figures["due_now"], figures["next_due_at"]), TIMEOUT_S)
+    return figures["due_now"]
 
 
 def _day_figures(*, learner, now: datetime, **extra) -> dict:
@@ -101,7 +129,9 @@ def review_states(*, learner, drill_ids) -> dict[int, ReviewCard]:
 
 
 def drill_by_slug(*, module_slug: str, kind: str, slug: str) -> Drill | None:
-    return active_drills().filter(module_slug=module_slug, kind=kind, slug=slug).first()
+    """The active drill a URL names (None if none), from the cache until the course content changes."""
+    return remember(content_key(f"drill:{module_slug}/{kind}/{slug}"),
+                    lambda: active_drills().filter(module_slug=module_slug, kind=kind, slug=slug).first())
 
 
 def open_card_attempt(*, learner, drill: Drill, attempt_id) -> Attempt | None:

@@ -3,6 +3,7 @@ from django.db.models import Count, Max, Min, OuterRef, Q, QuerySet, Subquery, V
 from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
+from config.readcache import content_key, remember
 from instructor.models import LabPolicy, Membership, ScoreOverride
 from labs.models import Lab, LabDraft, Submission
 
@@ -13,8 +14,9 @@ def lab_list() -> QuerySet[Lab]:
     return Lab.objects.order_by("order", "slug")
 
 
-def lab_get(*, slug: str) -> Lab:
-    return Lab.objects.get(slug=slug)
+def lab_by_slug(*, slug: str) -> Lab | None:
+    """The lab a URL names (None if none), from the cache until the course content changes."""
+    return remember(content_key(f"lab:{slug}"), lambda: Lab.objects.filter(slug=slug).first())
 
 
 def submissions_for(*, user_ids=None, lab_slug: str | None = None) -> QuerySet[Submission]:

@@ -2,7 +2,7 @@
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.roles import is_instructor
@@ -17,9 +17,16 @@ def index(request):
     return render(request, "labs/index.html", {"overview": selectors.labs_for_learner(learner=request.user)})
 
 
+def _lab_or_404(slug: str) -> Lab:
+    lab = selectors.lab_by_slug(slug=slug)
+    if lab is None:
+        raise Http404("No such lab.")
+    return lab
+
+
 @require_http_methods(["GET", "POST"])
 def detail(request, slug):
-    lab = get_object_or_404(Lab, slug=slug)
+    lab = _lab_or_404(slug)
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
@@ -85,7 +92,7 @@ def draft(request, slug):
     """Save the editor's text (the page posts it a moment after each change): 204, or 400 with the reason."""
     if not request.user.is_authenticated:
         return HttpResponse("Log in to save your code.", status=403, content_type="text/plain")
-    lab = get_object_or_404(Lab, slug=slug)
+    lab = _lab_or_404(slug)
     try:
         draft_save(learner=request.user, lab=lab, source=request.POST.get("source"))
     except SubmissionRefused as refused:

@@ -93,6 +93,7 @@ for _db in DATABASES.values():
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         })
 
+AUTHENTICATION_BACKENDS = ["accounts.backends.CachedModelBackend"]  # the user each page loads, cached
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -120,12 +121,16 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 
 INSTRUCTOR_GROUP = "instructors"
 
-# --- Cache: login failure counters (accounts/throttle.py) and sessions. Redis when one is configured, so every
+# --- Cache: login failure counters (accounts/throttle.py), sessions, and the reads every page repeats
+# (config/readcache.py). Redis when one is configured, so every
 # web process shares the counts; otherwise per-process memory, which still slows one process's guesser.
 CACHE_URL = os.environ.get("CACHE_URL", "")
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+CACHES = {"default": {"BACKEND": "config.redis_cache.RedisCache", "LOCATION": CACHE_URL,
                       "KEY_PREFIX": "course"}
           if CACHE_URL.startswith("redis") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Pages read the user, the drill or lab and the review badge from the cache (config/readcache.py) only when
+# every web process shares it: a per-process cache would not hear of another process's writes.
+READ_CACHE = env_bool("READ_CACHE", CACHE_URL.startswith("redis"))
 if CACHE_URL.startswith("redis"):  # a page reads its session from Redis; the database keeps it across restarts
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 LOGIN_THROTTLE = {

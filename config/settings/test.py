@@ -16,6 +16,7 @@ STORAGES = {
 # Memory, not the session's Redis (which the broker shares, so it may not be flushed between tests);
 # accounts/tests/test_throttle.py runs the counters against Redis as well.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+READ_CACHE = True  # the pages under test render in this one process, so its memory cache sees every write
 for _db in DATABASES.values():  # noqa: F405
     if _db["ENGINE"] == SQLITE_ENGINE:
         # A file, not memory, so that a worker process can share the test database.
