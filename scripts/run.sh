@@ -8,7 +8,7 @@ bash scripts/system_deps.sh
 bash scripts/bootstrap.sh
 export DJANGO_SETTINGS_MODULE=${DJANGO_SETTINGS_MODULE:-config.settings.dev}
 export PYTHONUNBUFFERED=1
-mkdir -p var
+mkdir -p var/staticfiles  # STATIC_ROOT: empty under make run (static files come from the source folders)
 PY=.venv/bin/python
 
 echo "==> migrating the database"
