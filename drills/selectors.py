@@ -6,8 +6,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 
-from config import readcache
-from config.readcache import TIMEOUT_S, content_key, forget, remember
+from config.readcache import TIMEOUT_S, content_key, enabled, forget, remember
 
 from .models import Attempt, Drill, ReviewCard
 
@@ -39,7 +38,7 @@ def card_saved(sender, instance, **kwargs) -> None:
 def due_badge(*, learner) -> int:
     """`due_count` for the navigation badge on every page: kept in the cache with the moment the next card
     comes due, until then or until one of the learner's cards changes (drills/apps.py)."""
-    if not readcache.enabled():
+    if not enabled():
         return due_count(learner=learner)
     key, now = due_badge_key(learner.pk), timezone.now()
     cached = cache.get(key)
