@@ -51,8 +51,10 @@ def history_rows(submissions) -> str:
     return format_html_join("\n", ROW, (_row(item, page, source) for item in submissions))
 
 
-def _two_places(value: float) -> str:
-    """`floatformat:2`'s rounding (half up, on the decimal written), without its locale lookups."""
+def _two_places(value: float | None) -> str:
+    """`floatformat:2`'s rounding (half up, on the decimal written), without its locale lookups; "" for None."""
+    if value is None:
+        return ""
     return str(Decimal(repr(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
