@@ -6,7 +6,8 @@
 each by default (the pace of the class this was first measured with; --pace 0 goes flat out);
 3 more submit the right kv-sizing answer every second (the site refuses a second run while one
 waits: that 400 is expected) and watch their run. Each learner acts as a browser does: it loads
-whole pages, and posts answers and runs and polls a run's panel as the pages' htmx does. A probe
+whole pages, and posts answers and runs, polls a run's panel and refreshes the lab's history list as
+the pages' htmx and scripts do (pressing Submit does not reload the lab page). A probe
 fetches a static file ten times a second, the baseline the page latency is compared with.
 Each learner and the probe is its own process, as each browser of a class is its own machine:
 client threads sharing one interpreter wait on each other, and that wait would be timed as the
@@ -68,7 +69,8 @@ class Stats:
 
 def kind_of(path: str, posted: bool) -> str:
     """What a request is, for the latency breakdown: its verb and its path with ids and slugs folded."""
-    shape = re.sub(r"/\d+/", "/<id>/", path.split("?")[0])
+    base, _, query = path.partition("?")
+    shape = re.sub(r"/\d+/", "/<id>/", base) + (f"?{query}" if query.startswith("part=") else "")
     shape = re.sub(r"^/drills/[^/]+/quiz/[^/]+/", "/drills/<module>/quiz/<drill>/", shape)
     return ("POST " if posted else "GET ") + shape
 
@@ -143,15 +145,27 @@ def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int, 
 
 
 def lab_loop(learner: Learner, source: str, until: float, offset: int) -> None:
+    """Press Submit every second on a lab page loaded once, as its htmx and script do: the post swaps in the
+    result panel (refused with a 400 while a run waits), the panel polls its run every second, and the
+    history table is fetched again whenever the panel changes (a run sent, a run done)."""
+    _, page, _ = learner.request("/labs/kv-sizing/")  # the page a learner has open (before the load starts)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    learner.stats = Stats()
     time.sleep(random.Random(offset).uniform(0, 1))  # the three do not press Submit in the same instant
+    shown = ""  # the panel's state as the page's script tracks it: which run, and whether it is done
     while time.monotonic() < until:
         started = time.monotonic()
-        status, panel, _ = learner.form("/labs/kv-sizing/", {"mode": "submit", "source": source}, htmx=True)
+        status, panel, _ = learner.request("/labs/kv-sizing/", {"csrfmiddlewaretoken": token.group(1) if token else "",
+                                                                "mode": "submit", "source": source}, htmx=True)
         sent = re.search(r'href="(/labs/submissions/\d+/)"', panel)
         if status == 200 and sent:
             learner.stats.runs.append(sent.group(1))
         if learner.stats.runs:
-            learner.request(learner.stats.runs[-1], htmx=True)  # the result panel polling its run
+            _, outcome, _ = learner.request(learner.stats.runs[-1], htmx=True)  # the panel polling its run
+            state = learner.stats.runs[-1] + (" done" if "data-verdict=" in outcome else " waiting")
+            if state != shown:
+                learner.request("/labs/kv-sizing/?part=history", htmx=True)
+                shown = state
         time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
 
 

@@ -16,6 +16,7 @@ from accounts.decorators import instructor_required
 from accounts.roles import is_instructor
 
 from .celery import app
+from .readcache import remember
 
 PARTS = ("database", "broker", "web_worker", "gpu_worker", "labs")
 
@@ -80,8 +81,16 @@ def collect_health() -> dict:
     return {"ok": all(check["ok"] for check in checks.values()), **checks}
 
 
+GRADING_STATUS_S = 2  # how long lab pages share one read of the heartbeats
+
+
 def grading_status() -> dict:
-    """{"ok", "reason"} for the lab page: would a run sent now be graded? (Heartbeats only: one read.)"""
+    """{"ok", "reason"} for the lab page: would a run sent now be graded? (Heartbeats only: one read, which
+    the lab pages of the next GRADING_STATUS_S seconds share.)"""
+    return remember("grading-status", _grading_status, timeout=GRADING_STATUS_S)
+
+
+def _grading_status() -> dict:
     try:
         beats = _fresh_beats()
     except Exception as error:  # the lab page must render even when health cannot be read

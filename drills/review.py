@@ -38,7 +38,7 @@ def rating_hints(*, learner, drill: Drill, now: datetime | None = None) -> list[
     """For each of Again/Hard/Good/Easy, when the drill would come back if rated so now (fsrs, not stored)."""
     now = now or timezone.now()
     existing = ReviewCard.objects.filter(learner=learner, drill=drill).first() if learner.is_authenticated else None
-    card = Card.from_dict(existing.card) if existing else Card()
+    card = Card.from_dict(existing.card) if existing else new_card(now)
     hints = []
     for rating, label in RATING_LABELS:
         preview, _log = scheduler().review_card(Card.from_dict(card.to_dict()), rating, review_datetime=now)
@@ -53,10 +53,22 @@ def rating_for_score(score: float) -> Rating:
     return Rating.Hard if score >= 0.5 else Rating.Again
 
 
-def review_record(*, learner, drill: Drill, rating: int, at: datetime | None = None) -> ReviewCard:
+def new_card(at: datetime) -> Card:
+    """A card never reviewed. Its id is the moment, as fsrs makes it, but given: fsrs's own default sleeps 1 ms
+    per card to keep ids apart, and ours are never compared (a card is one row per learner and drill)."""
+    return Card(card_id=int(at.timestamp() * 1000))
+
+
+_UNREAD = object()
+
+
+def review_record(*, learner, drill: Drill, rating: int, at: datetime | None = None,
+                  existing: ReviewCard | None | object = _UNREAD) -> ReviewCard:
+    """Review the learner's card for `drill` (`existing`: that card, or None, when the caller has just read it)."""
     at = at or timezone.now()
-    existing = ReviewCard.objects.filter(learner=learner, drill=drill).first()
-    card = Card.from_dict(existing.card) if existing else Card()
+    if existing is _UNREAD:
+        existing = ReviewCard.objects.filter(learner=learner, drill=drill).first()
+    card = Card.from_dict(existing.card) if existing else new_card(at)
     card, _log = scheduler().review_card(card, Rating(rating), review_datetime=at)
     fields = {"card": card.to_dict(), "due": card.due, "last_rating": int(rating),
               "passing": rating >= PASSING_RATING, "reviewed_at": at}

@@ -6,7 +6,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 
-from config.readcache import TIMEOUT_S, content_key, enabled, forget, remember
+from config.readcache import TIMEOUT_S, content_key, enabled, forget, remember_content
 
 from .models import Attempt, Drill, ReviewCard
 
@@ -46,33 +46,50 @@ def due_badge(*, learner) -> int:
         return cached[0]
     figures = ReviewCard.objects.filter(learner=learner, drill__retired=False).aggregate(
         due_now=Count("pk", filter=Q(due__lte=now)), next_due_at=Min("due", filter=Q(due__gt=now)))
-    cache.set(key, (figures["due_now"], figures["next_due_at"]), TIMEOUT_S)
+    _keep_badge(learner.pk, figures["due_now"], figures["next_due_at"])
     return figures["due_now"]
 
 
-def _day_figures(*, learner, now: datetime, **extra) -> dict:
-    start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
-    return ReviewCard.objects.filter(learner=learner, drill__retired=False).aggregate(
-        reviewed_today=Count("pk", filter=Q(reviewed_at__gte=start_of_day)),
-        next_due_at=Min("due", filter=Q(due__gt=now)), **extra)
+def _keep_badge(learner_id, due_now: int, next_due_at: datetime | None) -> None:
+    if enabled():
+        cache.set(due_badge_key(learner_id), (due_now, next_due_at), TIMEOUT_S)
+
+
+def _cards(*, learner) -> list[tuple[int, datetime, datetime | None]]:
+    """(drill id, due, reviewed at) of each of the learner's cards on an active drill, in one query. There is at
+    most one card per drill, so the review figures below count these rows in Python rather than compile one
+    aggregate query per figure."""
+    return list(ReviewCard.objects.filter(learner=learner, drill__retired=False)
+                .values_list("drill_id", "due", "reviewed_at"))
+
+
+def _start_of_day(now: datetime) -> datetime:
+    return timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def review_day(*, learner, now: datetime | None = None) -> dict:
-    """One query: how many items the learner reviewed today and when the next not-yet-due one comes due."""
+    """How many items the learner reviewed today and when the next not-yet-due one comes due (one query)."""
     now = now or timezone.now()
-    return {**_day_figures(learner=learner, now=now), "now": now}
+    cards, start = _cards(learner=learner), _start_of_day(now)
+    return {"reviewed_today": sum(1 for _, _, at in cards if at is not None and at >= start),
+            "next_due_at": min((due for _, due, _ in cards if due > now), default=None), "now": now}
 
 
 def review_session(*, learner, current: Drill | None = None, now: datetime | None = None) -> dict:
-    """Where the learner's review session stands after an answer (two queries): the next due item (not the one
-    just answered), how many others are due, the day's figures, and when the answered item comes back."""
+    """Where the learner's review session stands after an answer: the next due item (not the one just
+    answered), how many others are due, the day's figures, and when the answered item comes back. The same
+    rows give the navigation badge its count, so the page after an answer does not count them again."""
     now = now or timezone.now()
+    cards, start = _cards(learner=learner), _start_of_day(now)
     current_id = current.pk if current is not None else None
-    answered = Q(drill_id=current_id)
-    figures = _day_figures(learner=learner, now=now, due_count=Count("pk", filter=Q(due__lte=now) & ~answered),
-                           this_due_at=Max("due", filter=answered))
-    following = drills_due_for(learner=learner, now=now).exclude(pk=current_id).first()
-    return {**figures, "now": now, "next": following}
+    due = sorted((due_at, drill_id) for drill_id, due_at, _ in cards if due_at <= now)
+    others = [drill_id for _, drill_id in due if drill_id != current_id]
+    next_due_at = min((due_at for _, due_at, _ in cards if due_at > now), default=None)
+    _keep_badge(learner.pk, len(due), next_due_at)
+    return {"reviewed_today": sum(1 for _, _, at in cards if at is not None and at >= start),
+            "next_due_at": next_due_at, "due_count": len(others),
+            "this_due_at": next((due_at for drill_id, due_at, _ in cards if drill_id == current_id), None),
+            "next": drill_by_pk(others[0]) if others else None, "now": now}
 
 
 def _module_sizes() -> dict[str, int]:
@@ -129,8 +146,13 @@ def review_states(*, learner, drill_ids) -> dict[int, ReviewCard]:
 
 def drill_by_slug(*, module_slug: str, kind: str, slug: str) -> Drill | None:
     """The active drill a URL names (None if none), from the cache until the course content changes."""
-    return remember(content_key(f"drill:{module_slug}/{kind}/{slug}"),
-                    lambda: active_drills().filter(module_slug=module_slug, kind=kind, slug=slug).first())
+    return remember_content(f"drill:{module_slug}/{kind}/{slug}",
+                            lambda: active_drills().filter(module_slug=module_slug, kind=kind, slug=slug).first())
+
+
+def drill_by_pk(pk: int) -> Drill | None:
+    """The active drill with this id (None if none), from the cache until the course content changes."""
+    return remember_content(f"drill:{pk}", lambda: active_drills().filter(pk=pk).first())
 
 
 def open_card_attempt(*, learner, drill: Drill, attempt_id) -> Attempt | None:

@@ -18,9 +18,8 @@ def attempt_submit(*, learner, drill: Drill, answer: dict, round_id: str = "", d
     """Store a parsed answer. Retries in the same round are stored but do not score or review, and
     neither does answering again before the review queue says the item is due (reloading the page
     must not buy a fresh first try)."""
-    counts = not (round_id and Attempt.objects.filter(learner=learner, drill=drill, round_id=round_id).exists())
-    if counts and mock is None:
-        counts = not ReviewCard.objects.filter(learner=learner, drill=drill, due__gt=timezone.now()).exists()
+    card = ReviewCard.objects.filter(learner=learner, drill=drill).first()
+    counts = mock is not None or card is None or card.due <= timezone.now()
     if drill.kind == Kind.CARD:
         # The written answer comes first; the self-rating completes the attempt (card_rate).
         is_correct, score = None, None
@@ -29,14 +28,18 @@ def attempt_submit(*, learner, drill: Drill, answer: dict, round_id: str = "", d
         is_correct, score = result.is_correct, result.score
     fields = {"learner": learner, "drill": drill, "mock": mock, "round_id": round_id, "answer": answer,
               "is_correct": is_correct, "score": score, "duration_ms": duration_ms}
-    try:
-        with transaction.atomic():
-            attempt = Attempt.objects.create(counts=counts, **fields)
-    except IntegrityError:  # a concurrent first try of the same round won
-        counts = False
-        attempt = Attempt.objects.create(counts=False, **fields)
+    attempt = None
+    if counts and round_id:  # the round's first counted try wins (a unique constraint), even against a concurrent one
+        try:
+            with transaction.atomic():
+                attempt = Attempt.objects.create(counts=True, **fields)
+        except IntegrityError:
+            counts = False
+    if attempt is None:
+        attempt = Attempt.objects.create(counts=counts, **fields)
     if counts and drill.kind != Kind.CARD:
-        review_record(learner=learner, drill=drill, rating=rating_for_score(score), at=attempt.created_at)
+        review_record(learner=learner, drill=drill, rating=rating_for_score(score), at=attempt.created_at,
+                      existing=card)
     return attempt
 
 

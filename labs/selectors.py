@@ -3,7 +3,7 @@ from django.db.models import Count, Max, Min, OuterRef, Q, QuerySet, Subquery, V
 from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
-from config.readcache import content_key, remember
+from config.readcache import remember_content
 from instructor.models import LabPolicy, Membership, ScoreOverride
 from labs.models import Lab, LabDraft, Submission
 
@@ -16,7 +16,7 @@ def lab_list() -> QuerySet[Lab]:
 
 def lab_by_slug(*, slug: str) -> Lab | None:
     """The lab a URL names (None if none), from the cache until the course content changes."""
-    return remember(content_key(f"lab:{slug}"), lambda: Lab.objects.filter(slug=slug).first())
+    return remember_content(f"lab:{slug}", lambda: Lab.objects.filter(slug=slug).first())
 
 
 def submissions_for(*, user_ids=None, lab_slug: str | None = None) -> QuerySet[Submission]:
@@ -76,6 +76,9 @@ def learner_history(*, learner, lab: Lab, show_all: bool = False) -> dict:
     return {"history": rows, "history_total": total}
 
 
+LAB_LONG_TEXT = ("lab__summary", "lab__statement_html", "lab__contract", "lab__starter_code")
+
+
 def submission_visible_to(*, user, submission_id: int, is_instructor: bool) -> Submission | None:
     """The submission when `user` may read it, None otherwise (callers answer 404, not 403, so ids leak nothing).
 
@@ -83,13 +86,14 @@ def submission_visible_to(*, user, submission_id: int, is_instructor: bool) -> S
     (who reaches every cohort). Being an instructor of some other cohort gives nothing."""
     if not user.is_authenticated:
         return None
-    rows = Submission.objects.select_related("lab", "learner").filter(pk=submission_id)
+    # The page names its lab; the lab's long texts are not read (a running run's page polls every second).
+    rows = Submission.objects.select_related("lab").defer(*LAB_LONG_TEXT).filter(pk=submission_id)
     if user.is_superuser:
-        return rows.first()
-    readers = Q(learner=user)
-    if is_instructor:
-        readers |= Q(learner__memberships__cohort__instructors=user)
-    return rows.filter(readers).distinct().first()
+        return rows.select_related("learner").first()
+    if not is_instructor:
+        return rows.filter(learner=user).first()
+    readers = Q(learner=user) | Q(learner__memberships__cohort__instructors=user)
+    return rows.select_related("learner").filter(readers).distinct().first()
 
 
 def best_scores(*, user_ids, lab_slugs=None) -> dict:

@@ -5,7 +5,7 @@ from datetime import timedelta
 from celery import current_app, signature
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q, Value
+from django.db.models import Count, F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -55,13 +55,13 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     if mode not in Submission.Mode.values:
         raise SubmissionRefused(f"Unknown mode {mode!r}; use Run or Submit.")
     source = check_submitted_text(source)
-    waiting = Submission.objects.filter(learner=learner, lab=lab, status__in=[Status.QUEUED, Status.RUNNING],
-                                        regrade_of__isnull=True)
-    if waiting.exists():
-        raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
     cap = settings.LABS["HOURLY_CAP"]
-    hour_ago = timezone.now() - timedelta(hours=1)
-    if Submission.objects.filter(learner=learner, created_at__gte=hour_ago, regrade_of__isnull=True).count() >= cap:
+    own = Submission.objects.filter(learner=learner, regrade_of__isnull=True).aggregate(
+        waiting=Count("pk", filter=Q(lab=lab, status__in=[Status.QUEUED, Status.RUNNING])),
+        this_hour=Count("pk", filter=Q(created_at__gte=timezone.now() - timedelta(hours=1))))
+    if own["waiting"]:
+        raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
+    if own["this_hour"] >= cap:
         raise SubmissionRefused(f"You have used your {cap} runs for this hour; try again a little later.")
     # Site-wide, over every waiting run (regrades included, though they are never refused); a soft bound:
     # two requests may both pass the count.
@@ -165,5 +165,8 @@ def draft_save(*, learner, lab: Lab, source) -> LabDraft:
         source.encode("utf-8")  # a lone surrogate would fail in the database instead
     except UnicodeEncodeError:
         raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
-    draft, _ = LabDraft.objects.update_or_create(learner=learner, lab=lab, defaults={"source": source})
+    draft = LabDraft(learner=learner, lab=lab, source=source)
+    # One statement (INSERT ... ON CONFLICT DO UPDATE), not a read then a write: drafts are saved as the learner types.
+    LabDraft.objects.bulk_create([draft], update_conflicts=True, unique_fields=["learner", "lab"],
+                                 update_fields=["source", "updated_at"])
     return draft

@@ -5,7 +5,8 @@ all in order). One that exits is started again after a short back-off, and the o
 crashed grading worker does not take the site down. Logs: var/<name>.log.
 
 Settings (environment): HOST, PORT, GRADING_WORKERS (runs graded at once; default 1 on a CUDA
-host, else half the cores, at most 4), WEB_PROCESSES and WEB_THREADS (gunicorn).
+host, else half the cores, at most 4), WEB_PROCESSES (default: one per core, 2 to 4) and WEB_THREADS
+(default 4) for gunicorn.
 """
 import os
 import secrets
@@ -143,17 +144,18 @@ def main() -> None:
     children = [Child("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
                                 "--requirepass", password, "--save", "", "--appendonly", "no",
                                 "--dir", str(VAR / "redis")], env)]
+    # The CPU goes to pages first, then to the web worker's short tasks (a run started, a result stored), then to
+    # grading: a learner's page stays quick while another's run is graded.
     children.append(Child("web-worker", celery + ["-A", "config", "worker", "-Q", "default", "--pool=threads",
                                                   "-c", "4", "-B", "-s", str(VAR / "celerybeat-schedule"),
-                                                  "-n", "web@%h", "-l", level], env))
-    # Grading yields the CPU to the site: a learner's page stays quick while another's run is graded.
+                                                  "-n", "web@%h", "-l", level], env, niceness=5))
     for number in range(1, grading_workers() + 1):
         children.append(Child(f"gpu-worker-{number}", celery + [
             "-A", "gpu_worker.celery_app", "worker", "-Q", "gpu", "--pool=solo", "-n", f"gpu{number}@%h",
             "--without-mingle", "--without-gossip", "-l", level], env, niceness=10))
     cores = os.cpu_count() or 2
     children.append(Child("web", [str(BIN / "gunicorn"), "config.wsgi:application", "-b", f"{host}:{port}",
-                                  "-w", os.environ.get("WEB_PROCESSES", str(min(4, cores + 1))),
+                                  "-w", os.environ.get("WEB_PROCESSES", str(max(2, min(4, cores)))),
                                   "--threads", os.environ.get("WEB_THREADS", "4"), "--timeout", "60",
                                   "--graceful-timeout", "5"], env))
 
