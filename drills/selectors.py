@@ -59,8 +59,14 @@ def _cards(*, learner) -> list[tuple[int, datetime, datetime | None]]:
     """(drill id, due, reviewed at) of each of the learner's cards on an active drill, in one query. There is at
     most one card per drill, so the review figures below count these rows in Python rather than compile one
     aggregate query per figure."""
-    return list(ReviewCard.objects.filter(learner=learner, drill__retired=False)
-                .values_list("drill_id", "due", "reviewed_at"))
+    retired = retired_drill_ids()
+    return [row for row in ReviewCard.objects.filter(learner=learner).values_list("drill_id", "due", "reviewed_at")
+            if row[0] not in retired]
+
+
+def retired_drill_ids() -> frozenset[int]:
+    return remember_content("drills-retired", lambda: frozenset(
+        Drill.objects.filter(retired=True).values_list("pk", flat=True)))
 
 
 def _start_of_day(now: datetime) -> datetime:

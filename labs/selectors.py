@@ -76,18 +76,16 @@ def learner_history(*, learner, lab: Lab, show_all: bool = False) -> dict:
     return {"history": rows, "history_total": total}
 
 
-LAB_LONG_TEXT = ("lab__summary", "lab__statement_html", "lab__contract", "lab__starter_code")
-
-
 def submission_visible_to(*, user, submission_id: int, is_instructor: bool) -> Submission | None:
     """The submission when `user` may read it, None otherwise (callers answer 404, not 403, so ids leak nothing).
 
     Its learner may; so may an instructor who teaches a cohort the learner belongs to, and a superuser
-    (who reaches every cohort). Being an instructor of some other cohort gives nothing."""
+    (who reaches every cohort). Being an instructor of some other cohort gives nothing. A learner's own is read
+    alone, nothing joined: a running run's panel asks every second and shows only the submission (the whole
+    page reads its lab when it names it)."""
     if not user.is_authenticated:
         return None
-    # The page names its lab; the lab's long texts are not read (a running run's page polls every second).
-    rows = Submission.objects.select_related("lab").defer(*LAB_LONG_TEXT).filter(pk=submission_id)
+    rows = Submission.objects.filter(pk=submission_id)
     if user.is_superuser:
         return rows.select_related("learner").first()
     if not is_instructor:
