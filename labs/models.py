@@ -1,8 +1,8 @@
 """The lab catalogue and learners' submissions with their graded results."""
 from django.conf import settings
 from django.db import models
-from django.urls import reverse
 
+from config.url_memo import reverse_cached
 from gpu_worker import contract
 from labs.board_specs import SPECS
 
@@ -27,7 +27,7 @@ class Lab(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("labs:detail", args=[self.slug])
+        return reverse_cached("labs:detail", [self.slug])
 
     @property
     def has_leaderboard(self) -> bool:
@@ -91,7 +91,7 @@ class Submission(models.Model):
         return f"#{self.pk} {self.lab_id} {self.mode} by {self.learner_id}: {self.status} {self.verdict}"
 
     def get_absolute_url(self) -> str:
-        return reverse("labs:submission", args=[self.pk])
+        return reverse_cached("labs:submission", [self.pk])
 
     @property
     def is_done(self) -> bool:

@@ -68,6 +68,7 @@ TEMPLATES = [
                 "accounts.context_processors.roles",
                 "drills.context_processors.review_due",
             ],
+            "builtins": ["config.url_memo"],  # {% url %}, with each reversed URL remembered
         },
     },
 ]

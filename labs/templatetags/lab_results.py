@@ -2,10 +2,10 @@
 from decimal import ROUND_HALF_UP, Decimal
 
 from django import template
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from config.url_memo import reverse_cached
 from labs import presentation
 
 register = template.Library()
@@ -39,14 +39,14 @@ def result_extras(submission, view) -> dict:
 ROW = ('<tr><td><a href="{}">{}</a></td><td><a href="?load={}#editor" data-load-submission="{}" '
        'aria-label="Load the code of #{} into the editor">Load</a></td><td>{}</td><td class="lab-score">{}</td>'
        "<td>{}</td><td>{}</td></tr>")
-_ID = 918273645  # stands for a submission id: the URLs are reversed once per list, not twice per row
+_ID = 918273645  # stands for a submission id: the URLs are formatted per row, not reversed
 
 
 @register.simple_tag
 def history_rows(submissions) -> str:
     """The rows of a learner's submission list, built in Python: a lab page lists up to 20 (200 with "Show
     all"), and as template variables and filters the rows cost more than the rest of the page."""
-    page, source = (reverse(name, args=[_ID]).replace(str(_ID), "{}")
+    page, source = (reverse_cached(name, [_ID]).replace(str(_ID), "{}")
                     for name in ("labs:submission", "labs:submission_source"))
     return format_html_join("\n", ROW, (_row(item, page, source) for item in submissions))
 
