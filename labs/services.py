@@ -51,7 +51,8 @@ def check_submitted_text(source) -> str:
 
 
 def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
-    """A queued submission sent to the GPU worker once the transaction commits; SubmissionRefused if not allowed."""
+    """A queued submission sent to the GPU worker once the transaction commits, its source kept as the learner's
+    draft of the lab in the same transaction; SubmissionRefused if not allowed."""
     if mode not in Submission.Mode.values:
         raise SubmissionRefused(f"Unknown mode {mode!r}; use Run or Submit.")
     source = check_submitted_text(source)
@@ -72,6 +73,7 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     try:
         with transaction.atomic():
             submission = Submission.objects.create(learner=learner, lab=lab, mode=mode, source=source)
+            _keep_draft(learner=learner, lab=lab, source=source)  # what was sent is the work to keep
     except IntegrityError:  # a second request raced past the check above
         raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
     transaction.on_commit(lambda: enqueue(submission), robust=True)  # broker down: the reaper retries
@@ -165,8 +167,13 @@ def draft_save(*, learner, lab: Lab, source) -> LabDraft:
         source.encode("utf-8")  # a lone surrogate would fail in the database instead
     except UnicodeEncodeError:
         raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+    return _keep_draft(learner=learner, lab=lab, source=source)
+
+
+def _keep_draft(*, learner, lab: Lab, source: str) -> LabDraft:
+    """One statement (INSERT ... ON CONFLICT DO UPDATE), not a read then a write: drafts are saved as the
+    learner types."""
     draft = LabDraft(learner=learner, lab=lab, source=source)
-    # One statement (INSERT ... ON CONFLICT DO UPDATE), not a read then a write: drafts are saved as the learner types.
     LabDraft.objects.bulk_create([draft], update_conflicts=True, unique_fields=["learner", "lab"],
                                  update_fields=["source", "updated_at"])
     return draft

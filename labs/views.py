@@ -48,7 +48,6 @@ def _run(request, lab: Lab):
             response["HX-Retarget"], response["HX-Reswap"] = "#run-error-slot", "innerHTML"
             return response
         return _detail_page(request, lab, editor={"source": source, "source_is_draft": False}, error=str(refused))
-    draft_save(learner=request.user, lab=lab, source=submission.source)  # what was sent is the work to keep
     if request.htmx:
         context = {"submission": submission, "view": None, "ahead": selectors.runs_ahead_of(submission)}
         return render(request, "labs/detail.html#result-panel", context)

@@ -1,9 +1,11 @@
 """SQLite under a class's writes: WAL, a busy timeout and BEGIN IMMEDIATE, so writers wait, not fail."""
+import sqlite3
 import threading
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection, connections, transaction
+from django.db import OperationalError, connection, connections, transaction
 
 pytestmark = [pytest.mark.django_db(transaction=True),
               pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite settings only")]
@@ -14,7 +16,55 @@ def test_the_database_runs_in_wal_mode():
         cursor.execute("PRAGMA journal_mode")
         assert cursor.fetchone()[0] == "wal"
         cursor.execute("PRAGMA busy_timeout")
-        assert cursor.fetchone()[0] >= 5000
+        assert cursor.fetchone()[0] == 0  # config.sqlite_backend waits instead, in shorter steps
+    assert connection.settings_dict["OPTIONS"]["timeout"] >= 5
+
+
+def _held_elsewhere(seconds: float) -> threading.Thread:
+    """Another process's connection (a plain sqlite3 one) holding the write lock for `seconds`."""
+    held = threading.Event()
+
+    def hold() -> None:
+        other = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        held.set()
+        time.sleep(seconds)
+        other.execute("COMMIT")
+        other.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(10)
+    return holder
+
+
+def test_a_write_waits_for_another_process_to_commit_then_goes_ahead():
+    """A transaction and a single autocommitted statement both wait for another connection's write lock
+    (SQLite's own busy handler is off, so without the backend's waiting both would fail at once)."""
+    users = get_user_model().objects
+    holder = _held_elsewhere(0.3)
+    with transaction.atomic():
+        users.create(username="after-the-other")
+    holder.join()
+    holder = _held_elsewhere(0.3)
+    users.filter(username="after-the-other").update(first_name="Ada")
+    holder.join()
+    assert users.get(username="after-the-other").first_name == "Ada"
+
+
+def test_a_write_still_fails_past_the_busy_timeout(settings):
+    users = get_user_model().objects
+    connection.close()
+    connection.settings_dict["OPTIONS"]["timeout"] = 0.2
+    try:
+        holder = _held_elsewhere(1.0)
+        with pytest.raises(OperationalError, match="database is locked"):
+            users.create(username="too-late")
+        holder.join()
+    finally:
+        connection.settings_dict["OPTIONS"]["timeout"] = settings.SQLITE_BUSY_TIMEOUT_S
+        connection.close()
+    assert not users.filter(username="too-late").exists()
 
 
 def test_concurrent_read_then_write_transactions_all_commit():
