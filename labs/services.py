@@ -66,8 +66,8 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
         raise SubmissionRefused(f"You have used your {cap} runs for this hour; try again a little later.")
     # Site-wide, over every waiting run (regrades included, though they are never refused); a soft bound:
     # two requests may both pass the count.
-    waiting_everywhere = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
-    if waiting_everywhere.count() >= settings.LABS["QUEUE_CAP"]:
+    waiting_everywhere = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING]).count()
+    if waiting_everywhere >= settings.LABS["QUEUE_CAP"]:
         raise SubmissionRefused("The grading queue is full right now; your code was not sent. It is still in the "
                                 "editor: try again in a few minutes.")
     try:
@@ -77,6 +77,7 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     except IntegrityError:  # a second request raced past the check above
         raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
     transaction.on_commit(lambda: enqueue(submission), robust=True)  # broker down: the reaper retries
+    submission.runs_ahead = waiting_everywhere  # each was sent before this one: what its panel shows first
     return submission
 
 

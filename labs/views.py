@@ -49,7 +49,7 @@ def _run(request, lab: Lab):
             return response
         return _detail_page(request, lab, editor={"source": source, "source_is_draft": False}, error=str(refused))
     if request.htmx:
-        context = {"submission": submission, "view": None, "ahead": selectors.runs_ahead_of(submission)}
+        context = {"submission": submission, "view": None, "ahead": submission.runs_ahead}
         return render(request, "labs/detail.html#result-panel", context)
     return redirect(submission.get_absolute_url())
 

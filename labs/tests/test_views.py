@@ -97,6 +97,19 @@ def test_submit_creates_a_queued_submission_and_redirects(learner_client, learne
     assert len(callbacks) == 1
 
 
+def test_submit_with_htmx_answers_the_panel_with_the_runs_ahead_and_keeps_the_draft(
+        learner_client, learner, lab, django_capture_on_commit_callbacks):
+    """The panel a Submit swaps in names the runs waiting before it (two other learners' here, not a run
+    that finished), and the code sent becomes the learner's draft."""
+    SubmissionFactory(lab=lab), SubmissionFactory(lab=LabFactory(slug="ring"), status="running")
+    SubmissionFactory(lab=lab, status="done", verdict="accepted")
+    with django_capture_on_commit_callbacks(execute=False):
+        response = learner_client.post(reverse("labs:detail", args=[lab.slug]), {"source": "x = 3\n", "mode": "run"},
+                                       headers={"HX-Request": "true"})
+    assert response.status_code == 200 and "2 runs ahead of yours" in response.content.decode()
+    assert learner.lab_drafts.get(lab=lab).source == "x = 3\n"
+
+
 @pytest.mark.parametrize("data, words", [
     ({"source": "", "mode": "run"}, "empty"),
     ({"mode": "run"}, "empty"),
