@@ -69,33 +69,30 @@ def retired_drill_ids() -> frozenset[int]:
         Drill.objects.filter(retired=True).values_list("pk", flat=True)))
 
 
-def _start_of_day(now: datetime) -> datetime:
-    return timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+def _day(cards: list[tuple], now: datetime) -> dict:
+    start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    return {"reviewed_today": sum(1 for _, _, at in cards if at is not None and at >= start_of_day),
+            "next_due_at": min((due for _, due, _ in cards if due > now), default=None), "now": now}
 
 
 def review_day(*, learner, now: datetime | None = None) -> dict:
     """How many items the learner reviewed today and when the next not-yet-due one comes due (one query)."""
-    now = now or timezone.now()
-    cards, start = _cards(learner=learner), _start_of_day(now)
-    return {"reviewed_today": sum(1 for _, _, at in cards if at is not None and at >= start),
-            "next_due_at": min((due for _, due, _ in cards if due > now), default=None), "now": now}
+    return _day(_cards(learner=learner), now or timezone.now())
 
 
 def review_session(*, learner, current: Drill | None = None, now: datetime | None = None) -> dict:
     """Where the learner's review session stands after an answer: the next due item (not the one just
     answered), how many others are due, the day's figures, and when the answered item comes back. The same
     rows give the navigation badge its count, so the page after an answer does not count them again."""
-    now = now or timezone.now()
-    cards, start = _cards(learner=learner), _start_of_day(now)
+    cards = _cards(learner=learner)
+    day = _day(cards, now or timezone.now())
     current_id = current.pk if current is not None else None
-    due = sorted((due_at, drill_id) for drill_id, due_at, _ in cards if due_at <= now)
+    due = sorted((due_at, drill_id) for drill_id, due_at, _ in cards if due_at <= day["now"])
     others = [drill_id for _, drill_id in due if drill_id != current_id]
-    next_due_at = min((due_at for _, due_at, _ in cards if due_at > now), default=None)
-    _keep_badge(learner.pk, len(due), next_due_at)
-    return {"reviewed_today": sum(1 for _, _, at in cards if at is not None and at >= start),
-            "next_due_at": next_due_at, "due_count": len(others),
+    _keep_badge(learner.pk, len(due), day["next_due_at"])
+    return {**day, "due_count": len(others),
             "this_due_at": next((due_at for drill_id, due_at, _ in cards if drill_id == current_id), None),
-            "next": drill_by_pk(others[0]) if others else None, "now": now}
+            "next": drill_by_pk(others[0]) if others else None}
 
 
 def _module_sizes() -> dict[str, int]:
