@@ -2,8 +2,9 @@
 
 SQLite lets one connection write at a time; a connection that finds the write lock taken sleeps
 in growing steps (1, 2, 5, 10 ... 100 ms) before it tries again, so under a class's load an answer
-could wait a step longer than the write it waited for (measured: 4% of write transactions waited,
-the slowest 1% over 8 ms, for writes that hold the lock about 1 ms). So:
+could wait a step longer than the write it waited for (measured under bench.load_mixed: 4% of write
+transactions waited, the slowest 1% over 8 ms, for writes that hold the lock about 1 ms; 2 ms with
+the waiting below). So:
 
 - threads of the same process queue on a lock and start the moment the write before them commits;
 - a statement that finds the lock held by another process (a web process, a worker) is tried again
