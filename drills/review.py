@@ -2,6 +2,7 @@
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 
@@ -77,4 +78,8 @@ def review_record(*, learner, drill: Drill, rating: int, at: datetime | None = N
             setattr(existing, name, value)
         existing.save(update_fields=list(fields))
         return existing
-    return ReviewCard.objects.create(learner=learner, drill=drill, **fields)
+    try:
+        with transaction.atomic():  # a savepoint: another first answer may have made the card since it was read
+            return ReviewCard.objects.create(learner=learner, drill=drill, **fields)
+    except IntegrityError:  # it did (on PostgreSQL two first answers can race; SQLite writers take turns)
+        return review_record(learner=learner, drill=drill, rating=rating, at=at)

@@ -140,3 +140,15 @@ def test_a_round_scores_once_even_if_the_check_is_raced(learner, drills):
     with pytest.raises(IntegrityError), transaction.atomic():
         Attempt.objects.create(learner=learner, drill=drills["spot"], round_id="race", answer={"line": 4}, counts=True)
     assert Attempt.objects.filter(round_id="race", counts=True).count() == 1
+
+
+def test_a_first_answer_that_loses_the_race_for_the_card_reviews_the_winners(learner, drills):
+    """Two first answers on the same drill at once (two tabs, on PostgreSQL) both read "no card yet"; the
+    second to write finds the card made and reviews it instead of failing with an IntegrityError."""
+    from drills.review import review_record
+
+    attempt_submit(learner=learner, drill=drills["spot"], answer={"line": 1})  # the other tab's answer won
+    at = timezone.now() + timedelta(seconds=5)
+    card = review_record(learner=learner, drill=drills["spot"], rating=3, at=at, existing=None)  # read before it
+    assert ReviewCard.objects.filter(learner=learner).count() == 1
+    assert card.reviewed_at == at and ReviewCard.objects.get(learner=learner).passing
