@@ -148,9 +148,9 @@ def lab_loop(learner: Learner, source: str, until: float, offset: int) -> None:
     """Press Submit every second on a lab page loaded once, as its htmx and script do: the post swaps in the
     result panel (refused with a 400 while a run waits), the panel polls its run every second, and the
     history table is fetched again whenever the panel changes (a run sent, a run done)."""
-    _, page, _ = learner.request("/labs/kv-sizing/")  # the page a learner has open (before the load starts)
+    _, page, _ = learner.request("/labs/kv-sizing/")  # the page the learner has open
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
-    learner.stats = Stats()
+    learner.stats = Stats()  # opening it is not part of what is measured
     time.sleep(random.Random(offset).uniform(0, 1))  # the three do not press Submit in the same instant
     shown = ""  # the panel's state as the page's script tracks it: which run, and whether it is done
     while time.monotonic() < until:
