@@ -1,6 +1,8 @@
 """Per kind: the public view of a drill, parsing a posted answer, and grading it with feedback."""
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from django.conf import settings
 from django.utils.crypto import salted_hmac
 
 from .models import Drill, Kind
@@ -19,8 +21,13 @@ class Grade:
 
 def opaque_key(drill: Drill, role: str, text: str) -> str:
     """A stable key that names a choice or target without saying where it sits in the content."""
-    message = f"{drill.module_slug}/{drill.kind}/{drill.slug}/{role}/{text}"
-    return "k" + salted_hmac("drills.key", message).hexdigest()[:10]
+    return _keyed(f"{drill.module_slug}/{drill.kind}/{drill.slug}/{role}/{text}", settings.SECRET_KEY)
+
+
+@lru_cache(maxsize=8192)
+def _keyed(message: str, secret: str) -> str:
+    """Every page and answer of a drill names its choices again: an HMAC each, so they are kept (by secret too)."""
+    return "k" + salted_hmac("drills.key", message, secret=secret).hexdigest()[:10]
 
 
 # --- spot the bug ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import random
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .answers import grade, grade_card
+from .answers import Grade, grade, grade_card
 from .models import Attempt, Drill, Kind, MockInterview, ReviewCard
 from .payload import AnswerError
 from .review import rating_for_score, review_record
@@ -14,17 +14,17 @@ MOCK_MINUTES = (10, 20, 45)
 
 @transaction.atomic
 def attempt_submit(*, learner, drill: Drill, answer: dict, round_id: str = "", duration_ms: int | None = None,
-                   mock: MockInterview | None = None) -> Attempt:
-    """Store a parsed answer. Retries in the same round are stored but do not score or review, and
-    neither does answering again before the review queue says the item is due (reloading the page
-    must not buy a fresh first try)."""
+                   mock: MockInterview | None = None, result: Grade | None = None) -> Attempt:
+    """Store a parsed answer (`result`: its grade, when the caller has graded it already). Retries in the same
+    round are stored but do not score or review, and neither does answering again before the review queue says
+    the item is due (reloading the page must not buy a fresh first try)."""
     card = ReviewCard.objects.filter(learner=learner, drill=drill).first()
     counts = mock is not None or card is None or card.due <= timezone.now()
     if drill.kind == Kind.CARD:
         # The written answer comes first; the self-rating completes the attempt (card_rate).
         is_correct, score = None, None
     else:
-        result = grade(drill, answer)
+        result = result or grade(drill, answer)
         is_correct, score = result.is_correct, result.score
     fields = {"learner": learner, "drill": drill, "mock": mock, "round_id": round_id, "answer": answer,
               "is_correct": is_correct, "score": score, "duration_ms": duration_ms}

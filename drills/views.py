@@ -108,14 +108,16 @@ def drill_answer(request, module_slug, kind, slug):
     payload = read_payload(request)
     round_ = read_round(payload.get("round"))
     context = exercise_context(drill, payload.get("round"))
+    result = None
     if drill.kind == Kind.CARD:
         answer = answers.parse_card_text(payload)
         context.update(revealed=True, text=answer["text"], card=drill.data)
     else:
         answer = answers.parse_answer(drill, payload)
-        context["result"] = answers.grade(drill, answer).feedback
+        result = answers.grade(drill, answer)
+        context["result"] = result.feedback
     if request.user.is_authenticated:
-        context["attempt"] = services.attempt_submit(learner=request.user, drill=drill, answer=answer,
+        context["attempt"] = services.attempt_submit(learner=request.user, drill=drill, answer=answer, result=result,
                                                      round_id=round_.round_id, duration_ms=round_.duration_ms())
         if drill.kind == Kind.CARD and context["attempt"].counts:  # only a counted rating reschedules the card
             context["rating_hints"] = rating_hints(learner=request.user, drill=drill)

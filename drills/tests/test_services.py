@@ -54,6 +54,15 @@ def test_quiz_single_and_multi(learner, drills):
     assert full.is_correct and full.score == 1.0
 
 
+def test_choice_keys_follow_the_secret_key(drills, settings):
+    """Keys are remembered per process, but a new SECRET_KEY still gives new keys."""
+    drill = drills["quiz"]
+    before = [choice["key"] for choice in answers.quiz_choices(drill)]
+    settings.SECRET_KEY = "another-secret-for-this-test-only-0123456789"
+    after = [choice["key"] for choice in answers.quiz_choices(drill)]
+    assert set(after).isdisjoint(before) and len(set(after)) == len(before)
+
+
 def test_match_scores_each_pair(learner, drills):
     assert attempt_submit(learner=learner, drill=drills["match"], answer=_match_answer(drills["match"])).score == 1.0
     swapped = attempt_submit(learner=learner, drill=drills["match"], answer=_match_answer(drills["match"], True))
