@@ -5,8 +5,8 @@ all in order). One that exits is started again after a short back-off, and the o
 crashed grading worker does not take the site down. Logs: var/<name>.log.
 
 Settings (environment): HOST, PORT, GRADING_WORKERS (runs graded at once; default 1 on a CUDA
-host, else half the cores, at most 4), WEB_PROCESSES (default: one per core, 2 to 4) and WEB_THREADS
-(default 4) for gunicorn.
+host, else half the cores, at most 4), WEB_PROCESSES (default: two per core, 3 to 8) and WEB_THREADS
+(default 1) for gunicorn.
 """
 import os
 import secrets
@@ -153,10 +153,15 @@ def main() -> None:
         children.append(Child(f"gpu-worker-{number}", celery + [
             "-A", "gpu_worker.celery_app", "worker", "-Q", "gpu", "--pool=solo", "-n", f"gpu{number}@%h",
             "--without-mingle", "--without-gossip", "-l", level], env, niceness=10))
+    # One request per process (gunicorn's sync worker, as in docker-compose): a busy process does not accept, so
+    # a request goes to an idle one. Threads of one process share its GIL: with 2 processes of 4 threads, a process
+    # took a second request while the other sat idle, and both ran slower (timed in the server under
+    # bench.load_mixed: drill answers alone in their process p95 9 ms, sharing it p95 22 ms). WEB_THREADS above 1
+    # brings gunicorn's threads back (they hold idle keep-alive connections without a process each).
     cores = os.cpu_count() or 2
     children.append(Child("web", [str(BIN / "gunicorn"), "config.wsgi:application", "-b", f"{host}:{port}",
-                                  "-w", os.environ.get("WEB_PROCESSES", str(max(2, min(4, cores)))),
-                                  "--threads", os.environ.get("WEB_THREADS", "4"), "--timeout", "60",
+                                  "-w", os.environ.get("WEB_PROCESSES", str(max(3, min(8, 2 * cores)))),
+                                  "--threads", os.environ.get("WEB_THREADS", "1"), "--timeout", "60",
                                   "--graceful-timeout", "5"], env))
 
     stopping = False
