@@ -14,7 +14,8 @@ client threads sharing one interpreter wait on each other, and that wait would b
 site's latency.
 Afterwards it waits for every accepted run to be graded. Prints requests, 5xx, lost answers (a
 drill answer without a 2xx, a run never graded), page p50/p95 beside the static file's, per kind
-of request, the time to drain the queue, and /healthz.
+of request, the time to drain the queue, and /healthz; and, as the floor under page/static, the login form
+(the lightest page) beside the static file on the idle site.
 Target: 0 5xx, 0 lost, workers up, page p95 <= 3x static p95.
 """
 import argparse
@@ -175,6 +176,16 @@ def static_loop(learner: Learner, until: float) -> None:
         time.sleep(0.1)  # often enough that its p95 is not a handful of samples
 
 
+def lightest_page(base: str, times: int = 200) -> tuple[Stats, Stats]:
+    """The floor under page/static on this server: the login form (one template, no query, no session) and the
+    static file, asked in turn by one client on the idle site."""
+    form, static = Learner(base, Stats()), Learner(base, Stats())
+    for _ in range(times):
+        form.request("/accounts/login/")
+        static.request("/static/css/site.css", static=True)
+    return form.stats, static.stats
+
+
 def drain(learner: Learner, timeout: float) -> None:
     """After the load: wait until each of this learner's runs shows a verdict; note how long that took."""
     started, waiting, stats = time.monotonic(), list(learner.stats.runs), learner.stats
@@ -259,6 +270,7 @@ def main() -> None:
     quizzes = find_quizzes(scout)
     if not quizzes:
         raise SystemExit("no quiz drills found under /drills/; was the course content loaded?")
+    form, form_static = lightest_page(base)
     idle = play(["idle-drill", "static"], base, tag + "i", quizzes, args, 8)
     print(f"load: {args.drill_learners} learners on {len(quizzes)} quiz drills "
           f"({f'{args.pace:g} answers/s each' if args.pace else 'flat out'}), {args.lab_learners} resubmitting "
@@ -279,6 +291,9 @@ def main() -> None:
     print(f"idle site, before  page p95 {idle_page95:.0f} ms, static p95 {idle_static95:.0f} ms: page/static "
           f"{idle_page95 / idle_static95:.2f}x; the load made pages {page95 / idle_page95:.2f}x "
           f"and the static file {static95 / idle_static95:.2f}x slower at p95")
+    form95, form_static95 = pct(form.page_s, 95), pct(form_static.static_s, 95)
+    print(f"lightest page      the login form, idle, one client: p95 {form95:.1f} ms beside the static file's "
+          f"{form_static95:.1f} ms, {form95 / form_static95:.2f}x (every other page does more)")
     print("by request         p50 / p95 ms, count")
     for kind, values in sorted(load.by_kind.items(), key=lambda item: -pct(item[1], 95) if len(item[1]) > 1 else 0):
         if len(values) > 1:
