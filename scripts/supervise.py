@@ -5,8 +5,8 @@ all in order). One that exits is started again after a short back-off, and the o
 crashed grading worker does not take the site down. Logs: var/<name>.log.
 
 Settings (environment): HOST, PORT, GRADING_WORKERS (runs graded at once; default 1 on a CUDA
-host, else half the cores, at most 4), WEB_PROCESSES (default: two per core, 3 to 8) and WEB_THREADS
-(default 1) for gunicorn.
+host, else half the cores, at most 4), WEB_PROCESSES (default: one per core, 2 to 4) and WEB_THREADS
+(default 4) for gunicorn.
 """
 import os
 import secrets
@@ -125,6 +125,17 @@ def stop(children: list[Child], grace: float = 10.0) -> None:
                     child.process.wait()
 
 
+def web_argv(host: str, port: int) -> list[str]:
+    """gunicorn with threads. One request per process (its sync worker) served pages 1-2 ms faster at p95 under
+    bench.load_mixed, since threads of one process share its GIL, but a sync process waits on a connection that
+    has sent nothing yet: five such (a browser's speculative connections, or anyone's) stopped the whole site.
+    gunicorn's threads keep those in a poller until a request arrives."""
+    cores = os.cpu_count() or 2
+    return [str(BIN / "gunicorn"), "config.wsgi:application", "-b", f"{host}:{port}",
+            "-w", os.environ.get("WEB_PROCESSES", str(max(2, min(4, cores)))),
+            "--threads", os.environ.get("WEB_THREADS", "4"), "--timeout", "60", "--graceful-timeout", "5"]
+
+
 def main() -> None:
     (VAR / "redis").mkdir(parents=True, exist_ok=True)
     host = os.environ.get("HOST", "127.0.0.1")
@@ -153,16 +164,7 @@ def main() -> None:
         children.append(Child(f"gpu-worker-{number}", celery + [
             "-A", "gpu_worker.celery_app", "worker", "-Q", "gpu", "--pool=solo", "-n", f"gpu{number}@%h",
             "--without-mingle", "--without-gossip", "-l", level], env, niceness=10))
-    # One request per process (gunicorn's sync worker, as in docker-compose): a busy process does not accept, so
-    # a request goes to an idle one. Threads of one process share its GIL: with 2 processes of 4 threads, a process
-    # took a second request while the other sat idle, and both ran slower (timed in the server under
-    # bench.load_mixed: drill answers alone in their process p95 9 ms, sharing it p95 22 ms). WEB_THREADS above 1
-    # brings gunicorn's threads back (they hold idle keep-alive connections without a process each).
-    cores = os.cpu_count() or 2
-    children.append(Child("web", [str(BIN / "gunicorn"), "config.wsgi:application", "-b", f"{host}:{port}",
-                                  "-w", os.environ.get("WEB_PROCESSES", str(max(3, min(8, 2 * cores)))),
-                                  "--threads", os.environ.get("WEB_THREADS", "1"), "--timeout", "60",
-                                  "--graceful-timeout", "5"], env))
+    children.append(Child("web", web_argv(host, port), env))
 
     stopping = False
 
