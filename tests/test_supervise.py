@@ -82,7 +82,7 @@ def test_a_grading_worker_runs_nicer_than_the_site_and_so_does_its_autogroup(tmp
     assert nice == "10" and autogroup in ("10", "none")
 
 
-def test_connections_that_send_nothing_do_not_stop_the_site(tmp_path):
+def test_connections_that_send_nothing_do_not_stop_the_site(tmp_path, monkeypatch):
     """A browser opens connections before it has a request for them, and anyone can open many: the web server
     `make run` starts keeps answering others while such connections sit idle."""
     import socket
@@ -90,8 +90,9 @@ def test_connections_that_send_nothing_do_not_stop_the_site(tmp_path):
 
     supervise = _supervise()
     port = supervise.free_port(18700)
-    env = {**{k: v for k, v in os.environ.items() if k != "WEB_THREADS"}, "WEB_PROCESSES": "2",
-           "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    monkeypatch.delenv("WEB_THREADS", raising=False)  # the default
+    monkeypatch.setenv("WEB_PROCESSES", "2")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
     with open(tmp_path / "web.log", "w") as log:
         web = subprocess.Popen(supervise.web_argv("127.0.0.1", port), cwd=ROOT, env=env, stdout=log, stderr=log)
     idle: list[socket.socket] = []
@@ -106,10 +107,8 @@ def test_connections_that_send_nothing_do_not_stop_the_site(tmp_path):
                 time.sleep(0.2)
         idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]  # four per process
         time.sleep(0.5)
-        started = time.monotonic()
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=10) as page:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=10) as page:  # sync: times out
             assert page.status == 200 and b"csrfmiddlewaretoken" in page.read()
-        assert time.monotonic() - started < 5
     finally:
         for connection in idle:
             connection.close()
