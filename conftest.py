@@ -48,7 +48,7 @@ def _fresh_cache():
     """Login failure counters (accounts/throttle.py) start at zero in every test (test settings: memory)."""
     from django.core.cache import cache
 
-    from config.readcache import forget_local
+    from common.readcache import forget_local
 
     cache.clear()
     forget_local()

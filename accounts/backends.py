@@ -8,7 +8,7 @@ account or a new instructor takes effect on the next request.
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 
-from config.readcache import forget, remember
+from common.readcache import forget, remember
 
 from .roles import is_instructor
 

@@ -59,7 +59,7 @@ def setup_django(folder: Path) -> None:
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     os.environ["DATABASE_URL"] = f"sqlite:///{folder / 'bench.sqlite3'}"
     os.environ.setdefault("LABS_HOURLY_CAP", "1000000")
-    import testing.services  # noqa: F401  - finds (or starts) Redis, else the filesystem broker
+    import testing.services  # noqa: F401  - finds (or starts) Redis
 
     import django
     from django.core.management import call_command

@@ -1,9 +1,10 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-from django.conf import settings
 from django.views.generic import RedirectView, TemplateView
 
-from . import converters, health  # noqa: F401  converters registers <id:...> before the includes
+import common.converters  # noqa: F401  registers <id:...> before the includes
+from health import views as health
 
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),

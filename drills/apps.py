@@ -7,10 +7,10 @@ class DrillsConfig(AppConfig):
     verbose_name = "Drills"
 
     def ready(self):
-        """Cached reads (config/readcache.py) forget what a saved drill or review card changes."""
+        """Cached reads (common/readcache.py) forget what a saved drill or review card changes."""
         from django.db.models.signals import post_delete, post_save
 
-        from config.readcache import content_saved
+        from common.readcache import content_saved
 
         from .models import Drill, ReviewCard
         from .selectors import card_saved

@@ -5,7 +5,7 @@ from django.db import transaction
 from django.utils.html import strip_tags
 from django.utils.text import Truncator
 
-from config.readcache import content_changed
+from common.readcache import content_changed
 from course.loader import LoadReport, load_course
 
 from .models import Drill, Kind

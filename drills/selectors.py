@@ -6,7 +6,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 
-from config.readcache import TIMEOUT_S, content_key, enabled, forget, remember_content
+from common.readcache import TIMEOUT_S, content_key, enabled, forget, remember_content
 
 from .models import Attempt, Drill, ReviewCard
 

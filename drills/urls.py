@@ -1,7 +1,7 @@
 """Drill URLs: index, module, review queue, mock interview, and each exercise with its posts."""
 from django.urls import path
 
-import config.converters  # noqa: F401  registers <id:...>
+import common.converters  # noqa: F401  registers <id:...>
 
 from . import mock_views, views
 

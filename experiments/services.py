@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from experiments.models import Experiment
+from gpu_worker.contract import wire
 from gpu_worker.contract.knobs import KnobError, normalize
 
 log = logging.getLogger(__name__)
@@ -74,8 +75,8 @@ def experiment_create(*, owner, config: dict, preset: str = "") -> Experiment:
 
 def enqueue(experiment: Experiment) -> None:
     current_app.send_task(
-        "gpu_worker.run_experiment", kwargs={"experiment_id": experiment.pk, "config": experiment.config},
-        queue="gpu", link=signature("experiments.ingest_result", queue="default"))
+        wire.RUN_EXPERIMENT, kwargs={"experiment_id": experiment.pk, "config": experiment.config},
+        queue=wire.GRADING_QUEUE, link=signature(wire.EXPERIMENT_RESULT, queue=wire.WEB_QUEUE))
 
 
 def result_ingest(*, result: dict) -> bool:

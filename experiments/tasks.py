@@ -1,10 +1,11 @@
-"""Celery tasks of the web side (queue `default`) for experiments."""
+"""Celery tasks of the web side (the web queue) for experiments."""
 from celery import shared_task
 
 from experiments import services
+from gpu_worker.contract import wire
 
 
-@shared_task(name="experiments.ingest_result", acks_late=True)
+@shared_task(name=wire.EXPERIMENT_RESULT, acks_late=True)
 def ingest_result(result: dict) -> bool:
     """Linked to `gpu_worker.run_experiment`: receives its result JSON. A second delivery changes nothing."""
     return services.result_ingest(result=result)

@@ -4,7 +4,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from config.polling import polled_page
+from common.polling import polled_page
 from experiments import presets, selectors
 from experiments.forms import ExperimentForm
 from experiments.services import ExperimentRefused, experiment_create, experiment_expire_stale

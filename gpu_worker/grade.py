@@ -4,7 +4,7 @@ import json
 import sys
 
 from gpu_worker.contract import MODES, lab_slugs
-from gpu_worker.labs import grade_run
+from gpu_worker.grading import grade_run
 
 
 def main(argv: list[str] | None = None) -> int:

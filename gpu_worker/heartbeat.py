@@ -1,26 +1,24 @@
-"""Django-free: once a Celery worker is ready, tell the web side who it is every ~10 s.
+"""Django-free: once a Celery worker is ready, tell the web side who it is every few seconds.
 
 Imported by gpu_worker/celery_app.py, config/celery_local.py and the web worker (config/celery.py);
-the web task `instructor.worker_heartbeat` records each beat, and /healthz reads those records
+the web task `health.worker_heartbeat` (`wire.WORKER_HEARTBEAT`) records each beat, and /healthz reads those records
 instead of sending a task per hit. A beat says which queues the worker serves, whether it can
-isolate learner code (GPU queue only) and which run it is grading now.
+isolate learner code (grading queue only) and which run it is grading now.
 """
 import logging
-import os
 import threading
 
 from celery.signals import worker_ready
 
+from gpu_worker.contract import wire
 from gpu_worker.worker_info import process_info, worker_info
 
 log = logging.getLogger(__name__)
-INTERVAL_S = float(os.environ.get("WORKER_HEARTBEAT_S", "10"))
-TASK_NAME = "instructor.worker_heartbeat"
 
 
 def beat_info(queues: list[str], node: str | None = None) -> dict:
-    """What one beat carries; only a worker serving `gpu` pays for torch and the sandbox probe."""
-    if "gpu" in queues:
+    """What one beat carries; only a grading worker pays for torch and the sandbox probe."""
+    if wire.GRADING_QUEUE in queues:
         from gpu_worker.tasks import CURRENT
 
         info = {**worker_info(), "grading": CURRENT.get("submission_id")}
@@ -33,11 +31,11 @@ def beat_info(queues: list[str], node: str | None = None) -> dict:
 
 
 def send_heartbeat(app, node: str | None = None, queues: list[str] | None = None) -> None:
-    queues = queues if queues is not None else ["gpu"]
-    app.send_task(TASK_NAME, kwargs={"info": beat_info(queues, node)}, queue="default")
+    queues = queues if queues is not None else [wire.GRADING_QUEUE]
+    app.send_task(wire.WORKER_HEARTBEAT, kwargs={"info": beat_info(queues, node)}, queue=wire.WEB_QUEUE)
 
 
-def start_heartbeat(app, node: str | None = None, interval_s: float = INTERVAL_S,
+def start_heartbeat(app, node: str | None = None, interval_s: float = wire.HEARTBEAT_INTERVAL_S,
                     queues: list[str] | None = None) -> threading.Event:
     """A daemon thread that beats at once and then every `interval_s`; set the returned event to stop it."""
     stop = threading.Event()
@@ -58,8 +56,8 @@ def start_heartbeat(app, node: str | None = None, interval_s: float = INTERVAL_S
 def _consumed_queues(app) -> list[str]:
     try:
         return sorted(app.amqp.queues.consume_from or app.amqp.queues)
-    except Exception:  # an unusual app: say gpu, the queue this module was written for
-        return ["gpu"]
+    except Exception:  # an unusual app: say the grading queue, the one this module was written for
+        return [wire.GRADING_QUEUE]
 
 
 @worker_ready.connect(weak=False, dispatch_uid="gpu_worker.heartbeat")

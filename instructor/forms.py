@@ -32,7 +32,7 @@ class DrillWeightForm(forms.Form):
     drill_weight = forms.FloatField(min_value=0, max_value=1000, label="Weight of drill mastery")
 
 
-class LabPolicyForm(forms.Form):
+class CohortLabForm(forms.Form):
     """One lab's policy, pre-filled in that lab's row of the table; `policy_data` fills what a post leaves out."""
 
     lab_slug = forms.ChoiceField(label="Lab", widget=forms.HiddenInput)

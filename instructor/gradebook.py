@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from instructor import sources
-from instructor.models import Cohort, LabPolicy, ScoreOverride
+from cohorts.models import Cohort, CohortLab, ScoreOverride
 
 DEFAULT_LAB_MAX = 1.0  # the worker's max_score when a lab has no scored submission yet
 MODULE_MAX = 100.0  # module overrides are a mastery percentage
 
 
-def late_penalty_pct(submitted_at: datetime, policy: LabPolicy | None) -> float:
+def late_penalty_pct(submitted_at: datetime, policy: CohortLab | None) -> float:
     """Percent taken off (the rule lives in labs, so learners see the figure this gradebook uses)."""
     return sources.late_penalty_pct(submitted_at, policy)
 
@@ -80,12 +80,12 @@ class Gradebook:
                         "title": f"{m['order']}. {m['title']}", "max_score": MODULE_MAX} for m in self.modules]
 
 
-def _lab_grades(rows: list[dict], policies: dict[str, LabPolicy]) -> dict[tuple[int, str], LabGrade]:
+def _lab_grades(rows: list[dict], policies: dict[str, CohortLab]) -> dict[tuple[int, str], LabGrade]:
     return {key: LabGrade(**best) for key, best in sources.penalised_best(rows, policies).items()}
 
 
 def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> list[dict]:
-    policies = {policy.lab_slug: policy for policy in cohort.lab_policies.all()}
+    policies = {policy.lab_slug: policy for policy in cohort.cohort_labs.all()}
     catalogue = sources.lab_rows()
     module_of = {lab["slug"]: lab["module_slug"] for lab in catalogue}
     module_of.update({lab: module["slug"] for module in modules for lab in module["labs"]})

@@ -6,10 +6,10 @@ class LabsConfig(AppConfig):
     verbose_name = "Labs"
 
     def ready(self):
-        """A saved lab drops every cached lookup of course content (config/readcache.py)."""
+        """A saved lab drops every cached lookup of course content (common/readcache.py)."""
         from django.db.models.signals import post_delete, post_save
 
-        from config.readcache import content_saved
+        from common.readcache import content_saved
 
         from .models import Lab
 

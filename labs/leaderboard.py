@@ -8,9 +8,9 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce, NullIf, RowNumber
 
 from accounts.roles import is_instructor
-from instructor.models import Cohort
+from cohorts.models import Cohort
 from labs.board_specs import SPECS, BoardSpec
-from labs.models import Lab, LeaderboardVisibility, Submission
+from labs.models import Lab, CohortBoard, Submission
 
 
 @dataclass
@@ -114,7 +114,7 @@ def cohorts_for(*, viewer) -> list[Cohort]:
 
 def hidden_in(*, lab: Lab, cohorts: list[Cohort]) -> list[Cohort]:
     """Those of `cohorts` whose instructor hid this lab's board."""
-    hidden = set(LeaderboardVisibility.objects.filter(lab=lab, cohort__in=cohorts, hidden=True)
+    hidden = set(CohortBoard.objects.filter(lab=lab, cohort__in=cohorts, hidden=True)
                  .values_list("cohort_id", flat=True))
     return [cohort for cohort in cohorts if cohort.pk in hidden]
 
@@ -122,5 +122,5 @@ def hidden_in(*, lab: Lab, cohorts: list[Cohort]) -> list[Cohort]:
 def hidden_for_learner(*, lab: Lab, viewer) -> bool:
     """A learner in any cohort that hides the board does not see it, at either scope."""
     return (viewer.is_authenticated and not is_instructor(viewer)
-            and LeaderboardVisibility.objects.filter(lab=lab, hidden=True, cohort__memberships__learner=viewer)
+            and CohortBoard.objects.filter(lab=lab, hidden=True, cohort__memberships__learner=viewer)
             .exists())

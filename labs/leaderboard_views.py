@@ -6,9 +6,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import is_instructor
-from instructor.access import cohort_view
+from cohorts.access import cohort_view
 from labs import leaderboard
-from labs.leaderboard_services import board_visibility_set
+from labs.leaderboard_services import board_hidden_set
 from labs.models import Lab
 
 
@@ -46,5 +46,5 @@ def visibility(request, cohort, slug):
     if choice not in ("0", "1"):
         return HttpResponse("Say hidden=1 to hide the board or hidden=0 to show it.", status=400,
                             content_type="text/plain; charset=utf-8")
-    board_visibility_set(cohort=cohort, lab=lab, hidden=choice == "1", by=request.user)
+    board_hidden_set(cohort=cohort, lab=lab, hidden=choice == "1", by=request.user)
     return redirect(f"{reverse('labs:leaderboard', args=[lab.slug])}?scope=cohort&cohort={cohort.pk}")

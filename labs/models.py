@@ -2,7 +2,7 @@
 from django.conf import settings
 from django.db import models
 
-from config.url_memo import reverse_cached
+from common.url_memo import reverse_cached
 from gpu_worker import contract
 from labs.board_specs import SPECS
 
@@ -123,10 +123,10 @@ class LabDraft(models.Model):
         return f"draft of {self.lab_id} by {self.learner_id}"
 
 
-class LeaderboardVisibility(models.Model):
+class CohortBoard(models.Model):
     """An instructor's choice to hide a lab's leaderboard from one cohort's learners (shown when no row exists)."""
 
-    cohort = models.ForeignKey("instructor.Cohort", on_delete=models.CASCADE, related_name="leaderboard_settings")
+    cohort = models.ForeignKey("cohorts.Cohort", on_delete=models.CASCADE, related_name="leaderboard_settings")
     lab = models.ForeignKey(Lab, on_delete=models.CASCADE, related_name="leaderboard_settings")
     hidden = models.BooleanField(default=False)
     updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")

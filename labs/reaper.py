@@ -14,6 +14,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from gpu_worker.contract import wire
+from health.status import fresh_beats
 from labs.models import Submission
 from labs.services import enqueue
 
@@ -33,7 +35,7 @@ def submissions_reap_stale(*, now=None) -> dict:
                    .select_related("lab").order_by("queued_at"))
     if not waiting:
         return counts
-    alive, grading = _grading_workers(now)
+    alive, grading = _grading_workers()
     moved = Submission.objects.aggregate(started=Max("started_at"), finished=Max("finished_at"))
     last_move = max([moment for moment in moved.values() if moment], default=None)
     for submission in waiting:
@@ -54,13 +56,9 @@ def submissions_reap_stale(*, now=None) -> dict:
     return counts
 
 
-def _grading_workers(now) -> tuple[bool, set[int]]:
-    """Whether a grading worker beat recently, and the submissions those workers report grading."""
-    from instructor.models import WorkerHeartbeat
-
-    since = now - timedelta(seconds=settings.HEALTH_WORKER_FRESH_S)
-    beats = [beat.info for beat in WorkerHeartbeat.objects.filter(last_seen__gte=since)
-             if "gpu" in (beat.info.get("queues") or ["gpu"])]
+def _grading_workers() -> tuple[bool, set[int]]:
+    """Whether a grading worker is alive, and the submissions those workers report grading."""
+    beats = [beat for beat in fresh_beats() if wire.GRADING_QUEUE in (beat.get("queues") or [wire.GRADING_QUEUE])]
     grading = {beat.get("grading") for beat in beats if isinstance(beat.get("grading"), int)}
     return bool(beats), grading
 

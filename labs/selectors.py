@@ -3,8 +3,8 @@ from django.db.models import Count, Max, Min, OuterRef, Q, QuerySet, Subquery, V
 from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
-from config.readcache import remember_content
-from instructor.models import LabPolicy, Membership, ScoreOverride
+from common.readcache import remember_content
+from cohorts.models import CohortLab, Membership, ScoreOverride
 from labs.models import Lab, LabDraft, Submission
 
 Status = Submission.Status
@@ -200,7 +200,7 @@ def lab_overview(*, learner) -> list[dict]:
 def late_penalty_pct(*, submitted_at, policy) -> float:
     """Percent taken off: per started day after the due date, capped at 100; 100 after the late due date.
 
-    `policy` is anything with due_at, late_due_at and percent_per_day (a cohort's LabPolicy), or None."""
+    `policy` is anything with due_at, late_due_at and percent_per_day (a cohort's CohortLab), or None."""
     if policy is None or policy.due_at is None or submitted_at <= policy.due_at:
         return 0.0
     if policy.late_due_at is not None and submitted_at > policy.late_due_at:
@@ -259,7 +259,7 @@ def lab_standing(*, learner) -> dict[str, dict]:
     if not learner.is_authenticated:
         return {}
     membership = Membership.objects.filter(learner=learner).order_by("-joined_at", "-id").first()
-    policies = ({policy.lab_slug: policy for policy in LabPolicy.objects.filter(cohort_id=membership.cohort_id)}
+    policies = ({policy.lab_slug: policy for policy in CohortLab.objects.filter(cohort_id=membership.cohort_id)}
                 if membership else {})
     overrides = {}
     if membership:

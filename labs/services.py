@@ -9,7 +9,7 @@ from django.db.models import Count, F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from gpu_worker.contract import MAX_SOURCE_BYTES
+from gpu_worker.contract import MAX_SOURCE_BYTES, wire
 from gpu_worker.contract.result import LabResult
 
 from labs.models import Lab, LabDraft, Submission
@@ -92,11 +92,11 @@ def submission_regrade(*, submission: Submission) -> Submission:
 
 def enqueue(submission: Submission) -> None:
     current_app.send_task(
-        "gpu_worker.run_lab",
+        wire.RUN_LAB,
         kwargs={"submission_id": submission.pk, "lab": submission.lab.slug, "mode": submission.mode,
                 "source": submission.source},
-        queue="gpu",
-        link=signature("labs.ingest_result", queue="default"),
+        queue=wire.GRADING_QUEUE,
+        link=signature(wire.LAB_RESULT, queue=wire.WEB_QUEUE),
     )
 
 

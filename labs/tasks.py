@@ -1,24 +1,24 @@
-"""Celery tasks of the web side (queue `default`): they take ids and JSON and call the services."""
+"""Celery tasks of the web side (the web queue): they take ids and JSON and call the services."""
 from celery import shared_task
 
+from gpu_worker.contract import wire
 from gpu_worker.contract.result import LabResult
-
 from labs import reaper, services
 
 
-@shared_task(name="labs.ingest_result", acks_late=True)
+@shared_task(name=wire.LAB_RESULT, acks_late=True)
 def ingest_result(result: LabResult) -> bool:
     """Linked to `gpu_worker.run_lab`: receives its result JSON. A second delivery changes nothing."""
     return services.result_ingest(result=result)
 
 
-@shared_task(name="labs.mark_running", acks_late=True)
+@shared_task(name=wire.LAB_STARTED, acks_late=True)
 def mark_running(submission_id: int, worker_host: str = "") -> bool:
-    """Optional: a worker may send this when it starts a run, so the page can say "running"."""
+    """A worker sends this when it starts a run, so the page can say "running"."""
     return services.submission_mark_running(submission_id=submission_id, worker_host=worker_host)
 
 
-@shared_task(name="labs.reap_stale")
+@shared_task(name=wire.LAB_REAP)
 def reap_stale() -> dict:
     """Every ~30 s (CELERY_BEAT_SCHEDULE): re-queue or fail runs that never came back."""
     return reaper.submissions_reap_stale()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-import config.converters  # noqa: F401  registers <id:...>
+import common.converters  # noqa: F401  registers <id:...>
 
 from . import leaderboard_views, views
 

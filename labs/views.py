@@ -6,8 +6,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.roles import is_instructor
-from config.health import grading_status
-from config.polling import polled_page
+from health.status import grading_status
+from common.polling import polled_page
 from labs import selectors
 from labs.models import Lab
 from labs.services import SubmissionRefused, draft_save, submission_create

@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VAR = ROOT / "var"
 BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+from gpu_worker.contract import wire  # noqa: E402  (standard library only)
 
 
 def free_port(start: int) -> int:
@@ -157,12 +159,12 @@ def main() -> None:
                                 "--dir", str(VAR / "redis")], env)]
     # The CPU goes to pages first, then to the web worker's short tasks (a run started, a result stored), then to
     # grading: a learner's page stays quick while another's run is graded.
-    children.append(Child("web-worker", celery + ["-A", "config", "worker", "-Q", "default", "--pool=threads",
+    children.append(Child("web-worker", celery + ["-A", "config", "worker", "-Q", wire.WEB_QUEUE, "--pool=threads",
                                                   "-c", "4", "-B", "-s", str(VAR / "celerybeat-schedule"),
                                                   "-n", "web@%h", "-l", level], env, niceness=5))
     for number in range(1, grading_workers() + 1):
         children.append(Child(f"gpu-worker-{number}", celery + [
-            "-A", "gpu_worker.celery_app", "worker", "-Q", "gpu", "--pool=solo", "-n", f"gpu{number}@%h",
+            "-A", "gpu_worker.celery_app", "worker", "-Q", wire.GRADING_QUEUE, "--pool=solo", "-n", f"gpu{number}@%h",
             "--without-mingle", "--without-gossip", "-l", level], env, niceness=10))
     children.append(Child("web", web_argv(host, port), env))
 

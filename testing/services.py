@@ -1,9 +1,9 @@
 """Pytest plugin, loaded before Django: find or start Redis and point Celery at it.
 
-Rules (issue 2): use REDIS_URL when set; else a free database of the Redis on
-127.0.0.1:6379; else a throwaway `redis-server` on a free port; else the filesystem
-broker, and tests that need Redis skip with the reason, unless REQUIRE_SERVICES=1,
-under which a missing service fails the run. Chromium follows the same rule.
+Rules: use REDIS_URL when set; else a free database of the Redis on 127.0.0.1:6379;
+else a throwaway `redis-server` on a free port; else tests that need Redis skip with the
+reason, unless REQUIRE_SERVICES=1, under which a missing service fails the run. Chromium
+follows the same rule.
 """
 import atexit
 import os
@@ -87,17 +87,12 @@ def _resolve_redis() -> None:
 
 def _configure_environment() -> None:
     _resolve_redis()
+    # Without Redis the apps still import (nothing answers at this address); tests that need it skip.
+    url = redis_url or "redis://127.0.0.1:1/0"
     if redis_url:
         os.environ["REDIS_URL"] = redis_url
-        os.environ["CELERY_BROKER_URL"] = redis_url
-        os.environ["CELERY_RESULT_BACKEND"] = redis_url
-    else:
-        folder = tempfile.mkdtemp(prefix="test-broker-")
-        os.environ["CELERY_BROKER_URL"] = "filesystem://"
-        os.environ["CELERY_FILESYSTEM_DIR"] = os.path.join(folder, "broker")
-        os.environ["CELERY_RESULTS_DIR"] = os.path.join(folder, "results")
-        os.environ["CELERY_RESULT_BACKEND"] = f"file://{folder}/results"
-        os.makedirs(os.path.join(folder, "results"), exist_ok=True)
+    os.environ["CELERY_BROKER_URL"] = url
+    os.environ["CELERY_RESULT_BACKEND"] = url
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     # Test workers beat often, so /healthz and the reaper see them soon after a table flush.
     os.environ.setdefault("WORKER_HEARTBEAT_S", "1")

@@ -9,18 +9,18 @@ from pathlib import Path
 
 from celery import Celery
 
+from gpu_worker.contract import wire
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def client_app(broker_url: str | None = None, result_backend: str | None = None) -> Celery:
     """A bare Celery client on the given broker, configured like the worker's own app."""
-    from gpu_worker.celery_app import broker_transport_options
-
     broker_url = broker_url or os.environ["CELERY_BROKER_URL"]
     app = Celery("test-client", broker=broker_url)
     app.conf.update(
         result_backend=result_backend or os.environ["CELERY_RESULT_BACKEND"],
-        broker_transport_options=broker_transport_options(broker_url),
+        broker_transport_options=dict(wire.BROKER_TRANSPORT_OPTIONS),
         task_serializer="json", accept_content=["json"], result_serializer="json",
     )
     return app
@@ -32,7 +32,7 @@ def wait_for_ping(app: Celery, process: subprocess.Popen, log: Path, timeout: fl
         if process.poll() is not None:
             raise RuntimeError(f"worker exited with {process.returncode}:\n{log.read_text()[-3000:]}")
         try:
-            return app.send_task("gpu_worker.ping", queue="gpu", expires=10).get(timeout=3)
+            return app.send_task(wire.PING, queue=wire.GRADING_QUEUE, expires=10).get(timeout=3)
         except Exception:
             continue
     raise RuntimeError(f"worker did not answer a ping in {timeout} s:\n{log.read_text()[-3000:]}")
@@ -69,7 +69,7 @@ def running_web_worker(log_dir: Path, env: dict | None = None):
 
 def wait_for_beats(*queues: str, timeout: float = 90) -> list:
     """The recorded heartbeats once workers serving every one of `queues` have beaten."""
-    from instructor.models import WorkerHeartbeat
+    from health.models import WorkerHeartbeat
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

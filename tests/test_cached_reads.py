@@ -1,4 +1,4 @@
-"""Reads kept in the cache (config/readcache.py) never show a learner something a write has changed."""
+"""Reads kept in the cache (common/readcache.py) never show a learner something a write has changed."""
 import time
 from datetime import timedelta
 

@@ -1,9 +1,8 @@
-"""A real round trip: the web side send_task()s `gpu_worker.ping` to a real worker process."""
-import os
-
+"""A real round trip: the web side send_task()s the ping to a real worker process; and every app on the
+broker agrees on how long Redis waits before it hands an unacknowledged task to someone else."""
 import pytest
 
-from testing.workers import client_app, running_worker
+from gpu_worker.contract import wire
 
 pytestmark = pytest.mark.slow
 
@@ -12,7 +11,7 @@ def test_ping_round_trip_through_redis(redis_url, gpu_worker):
     from config.celery import app
 
     assert app.conf.broker_url == redis_url
-    reply = app.send_task("gpu_worker.ping", queue="gpu").get(timeout=30)
+    reply = app.send_task(wire.PING, queue=wire.GRADING_QUEUE).get(timeout=30)
 
     assert reply["torch"].startswith("2.13.0")
     assert reply["host"]
@@ -20,26 +19,14 @@ def test_ping_round_trip_through_redis(redis_url, gpu_worker):
     assert "cuda" in reply
 
 
-def test_ping_round_trip_through_filesystem_broker(tmp_path):
-    env = {
-        "CELERY_BROKER_URL": "filesystem://",
-        "CELERY_FILESYSTEM_DIR": str(tmp_path / "broker"),
-        "CELERY_RESULTS_DIR": str(tmp_path / "results"),
-        "CELERY_RESULT_BACKEND": f"file://{tmp_path}/results",
-    }
-    os.makedirs(tmp_path / "results")
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
-        app = client_app("filesystem://", env["CELERY_RESULT_BACKEND"])
-        with running_worker("gpu_worker.celery_app", "gpu", tmp_path, env=env, name="fs"):
-            reply = app.send_task("gpu_worker.ping", queue="gpu").get(timeout=30)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-    assert reply["torch"].startswith("2.13.0")
-    left = [path.name for path in (tmp_path / "broker" / "queue").iterdir() if path.name.endswith(".gpu.msg")]
-    assert left == []  # the ping was consumed from queue `gpu`
+def test_every_app_on_the_broker_redelivers_after_the_same_timeout_above_the_hard_limit():
+    from config.celery import app as web_app
+    from config.celery_local import app as local_app
+    from gpu_worker.celery_app import app as grading_app
+    from testing.workers import client_app
+
+    timeouts = {name: app.conf.broker_transport_options.get("visibility_timeout")
+                for name, app in [("web", web_app), ("local", local_app), ("grading", grading_app),
+                                  ("test client", client_app())]}
+    assert set(timeouts.values()) == {wire.VISIBILITY_TIMEOUT_S}, timeouts
+    assert wire.VISIBILITY_TIMEOUT_S > grading_app.conf.task_time_limit == wire.HARD_TIME_LIMIT_S

@@ -5,8 +5,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("accounts", "bench", "config", "course", "drills", "experiments", "gpu_worker", "instructor", "labs",
-            "testing")
+PACKAGES = ("accounts", "bench", "cohorts", "common", "config", "course", "drills", "experiments", "gpu_worker", "health",
+            "instructor", "labs", "testing")
 SKIPPED = {"tests", "migrations", "fixtures"}  # tests import freely; fixtures are learner code
 
 
@@ -95,3 +95,40 @@ def test_no_module_imports_itself_in_a_circle():
     graph = import_graph()
     assert len(graph) > 100 and "labs.models" in graph["labs.leaderboard"]
     assert circles(graph) == []
+
+
+# The floors of the house, lowest first. A package imports only from floors below its own (the worker, at the
+# bottom, imports no web code at all); `config` is the composition root (settings, URLs, the Celery wiring);
+# `testing` (the pytest plugin that starts services and workers) and `bench` drive the whole site.
+FLOORS = [
+    {"gpu_worker"},
+    {"common"},
+    {"accounts"},
+    {"course"},
+    {"cohorts"},
+    {"drills", "health"},
+    {"labs", "experiments"},
+    {"instructor"},
+    {"config"},
+    {"testing"},
+    {"bench"},
+]
+
+
+def floor_of(module: str) -> int:
+    top = module.split(".")[0]
+    return next(number for number, floor in enumerate(FLOORS) if top in floor)
+
+
+def test_every_package_has_a_floor():
+    assert {package for floor in FLOORS for package in floor} == set(PACKAGES)
+
+
+def test_imports_only_go_down_the_floors():
+    upward = sorted(f"{source} -> {target}" for source, targets in import_graph().items() for target in targets
+                    if source.split(".")[0] != target.split(".")[0] and floor_of(target) >= floor_of(source))
+    assert upward == []
+
+
+def test_the_floor_checker_finds_an_upward_import():
+    assert floor_of("labs.views") > floor_of("cohorts.models") > floor_of("common.readcache")

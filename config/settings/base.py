@@ -4,6 +4,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from gpu_worker.contract import wire
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
@@ -33,10 +35,12 @@ INSTALLED_APPS = [
     "template_partials",
     "accounts",
     "course",
+    "cohorts",
     "drills",
     "labs",
-    "instructor",
     "experiments",
+    "health",
+    "instructor",
 ]
 
 MIDDLEWARE = [
@@ -47,7 +51,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "config.middleware.RejectBadTextMiddleware",
+    "common.middleware.RejectBadTextMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
@@ -68,7 +72,7 @@ TEMPLATES = [
                 "accounts.context_processors.roles",
                 "drills.context_processors.review_due",
             ],
-            "builtins": ["config.url_memo"],  # {% url %}, with each reversed URL remembered
+            "builtins": ["common.url_memo"],  # {% url %}, with each reversed URL remembered
         },
     },
 ]
@@ -79,14 +83,14 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-SQLITE_ENGINE = "config.sqlite_backend"
+SQLITE_ENGINE = "common.sqlite_backend"
 SQLITE_BUSY_TIMEOUT_S = float(os.environ.get("SQLITE_BUSY_TIMEOUT_S", "20"))
 for _db in DATABASES.values():
     if _db["ENGINE"].endswith("sqlite3"):
         # A class writes at once (drill answers, sessions, results): WAL lets readers go on while one
         # writer writes, BEGIN IMMEDIATE takes the write lock up front (so SQLite can wait for it
         # instead of failing a deferred transaction mid-way), and the busy timeout is that wait.
-        # config.sqlite_backend queues the threads of one process on a lock before that wait.
+        # common.sqlite_backend queues the threads of one process on a lock before that wait.
         _db["ENGINE"] = SQLITE_ENGINE
         _db.setdefault("OPTIONS", {}).update({
             "transaction_mode": "IMMEDIATE",
@@ -123,13 +127,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 INSTRUCTOR_GROUP = "instructors"
 
 # --- Cache: login failure counters (accounts/throttle.py), sessions, and the reads every page repeats
-# (config/readcache.py). Redis when one is configured, so every
+# (common/readcache.py). Redis when one is configured, so every
 # web process shares the counts; otherwise per-process memory, which still slows one process's guesser.
 CACHE_URL = os.environ.get("CACHE_URL", "")
-CACHES = {"default": {"BACKEND": "config.redis_cache.RedisCache", "LOCATION": CACHE_URL,
+CACHES = {"default": {"BACKEND": "common.redis_cache.RedisCache", "LOCATION": CACHE_URL,
                       "KEY_PREFIX": "course"}
           if CACHE_URL.startswith("redis") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-# Pages read the user, the drill or lab and the review badge from the cache (config/readcache.py) only when
+# Pages read the user, the drill or lab and the review badge from the cache (common/readcache.py) only when
 # every web process shares it: a per-process cache would not hear of another process's writes.
 READ_CACHE = env_bool("READ_CACHE", CACHE_URL.startswith("redis"))
 if CACHE_URL.startswith("redis"):  # a page reads its session from Redis; the database keeps it across restarts
@@ -142,17 +146,13 @@ LOGIN_THROTTLE = {
     "ADDRESS_HEADER": os.environ.get("LOGIN_ADDRESS_HEADER", ""),
 }
 
-# --- Celery (web side). The GPU worker has its own app in gpu_worker/celery_app.py.
-# `make run` starts a private redis-server under var/ and sets CELERY_BROKER_URL to it; the
-# filesystem transport is only the last resort of a test run without any Redis.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
-CELERY_FILESYSTEM_DIR = Path(os.environ.get("CELERY_FILESYSTEM_DIR", VAR_DIR / "broker"))
-CELERY_RESULT_BACKEND = os.environ.get(
-    "CELERY_RESULT_BACKEND",
-    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else f"file://{VAR_DIR / 'results'}",
-)
-CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"gpu_worker.*": {"queue": "gpu"}}
+# --- Celery (web side). The grading workers have their own app in gpu_worker/celery_app.py; task names,
+# queues and the broker's visibility timeout are the contract's (gpu_worker/contract/wire.py).
+# `make run` starts a private redis-server under var/ and sets CELERY_BROKER_URL to it.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
+CELERY_TASK_DEFAULT_QUEUE = wire.WEB_QUEUE
+CELERY_TASK_ROUTES = {"gpu_worker.*": {"queue": wire.GRADING_QUEUE}}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -162,9 +162,6 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# /healthz reads the workers' heartbeats (gpu_worker/heartbeat.py); a worker is "up" while its
-# last beat is younger than this (three beats of WORKER_HEARTBEAT_S, 10 s by default).
-HEALTH_WORKER_FRESH_S = float(os.environ.get("HEALTH_WORKER_FRESH_S", "35"))
 
 # --- Labs (labs/services.py): submission limits and the reaper of runs that never came back.
 LABS = {
@@ -173,13 +170,13 @@ LABS = {
     "DEFAULT_WALL_S": 20.0,  # a lab's wall limit when its lab.yaml names none
     # Past a run's wall limit (counted from when it started, or from the queue's last move while it
     # waits): re-queue or fail. Longer than the broker's own redelivery of a run whose worker died
-    # (gpu_worker/celery_app.py: visibility timeout = hard limit + 60 s), so the broker goes first.
-    "REAP_MARGIN_S": float(os.environ.get("LABS_REAP_MARGIN_S", "420")),
+    # (wire.VISIBILITY_TIMEOUT_S), so the broker goes first.
+    "REAP_MARGIN_S": float(os.environ.get("LABS_REAP_MARGIN_S", wire.VISIBILITY_TIMEOUT_S + 60)),
     "MAX_REQUEUES": 1,
     "STDOUT_CHARS": 20_000,  # kept of a run's output
 }
 CELERY_BEAT_SCHEDULE = {
-    "labs-reap-stale": {"task": "labs.reap_stale", "schedule": 30.0, "options": {"queue": "default"}},
+    "labs-reap-stale": {"task": wire.LAB_REAP, "schedule": 30.0, "options": {"queue": wire.WEB_QUEUE}},
 }
 
 LOGGING = {

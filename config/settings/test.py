@@ -21,5 +21,3 @@ for _db in DATABASES.values():  # noqa: F405
     if _db["ENGINE"] == SQLITE_ENGINE:
         # A file, not memory, so that a worker process can share the test database.
         _db["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
-# Test workers beat every second (testing/services.py), so a dead one is noticed within seconds.
-HEALTH_WORKER_FRESH_S = 8.0

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from config.tests import world as site
 from drills.models import Attempt, MockInterview
-from instructor.models import Cohort, Invitation, LabPolicy, Membership, ScoreOverride
+from cohorts.models import Cohort, Invitation, CohortLab, Membership, ScoreOverride
 from labs.models import Submission
 
 pytestmark = pytest.mark.django_db
@@ -100,7 +100,7 @@ def fingerprint(world) -> tuple:
     return (sorted(Membership.objects.filter(learner=ada).values_list("cohort_id", flat=True)),
             sorted(Membership.objects.filter(cohort=cohort).values_list("learner_id", flat=True)),
             Submission.objects.filter(learner=ada).count(), cohort.join_code, cohort.drill_weight,
-            LabPolicy.objects.filter(cohort=cohort).count(),
+            CohortLab.objects.filter(cohort=cohort).count(),
             sorted(ScoreOverride.objects.values_list("id", "undone_at", "score")),
             sorted(Invitation.objects.values_list("id", "status")),
             sorted(MockInterview.objects.filter(learner=ada).values_list("id", "finished_at")),

@@ -4,11 +4,11 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter
 
-from config.converters import MAX_ID, DatabaseIdConverter
+from common.converters import MAX_ID, DatabaseIdConverter
 from config.tests import world as site
 from drills.models import Attempt, Drill
 from drills.tests.helpers import drill_url, round_from
-from instructor.models import ScoreOverride
+from cohorts.models import ScoreOverride
 from labs.models import Submission
 
 pytestmark = pytest.mark.django_db

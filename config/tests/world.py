@@ -12,7 +12,7 @@ from drills.models import MockInterview
 from drills.tests.factories import load_fixture
 from experiments.models import Experiment
 from gpu_worker.contract.knobs import normalize
-from instructor.models import Invitation, ScoreOverride
+from cohorts.models import Invitation, ScoreOverride
 from instructor.tests import factories
 from labs.models import Lab
 

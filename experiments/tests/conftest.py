@@ -1,7 +1,7 @@
 """Fixtures for the experiment tests: one real (small) engine result, and presets pointing at the fixture course."""
 import pytest
 
-from gpu_worker.experiments import run_experiment
+from gpu_worker.experiment_runner import run_experiment
 
 SMALL = {"num_requests": 3, "arrivals": "all-at-once", "seed": 5}
 

@@ -6,7 +6,7 @@ import math
 
 from .workload import ARRIVALS, MAX_MODEL_LEN, WORKLOADS, make_requests
 
-CLOCKS = ("worker", "h100-model")  # the worker's wall clock, or gpu_worker/experiments/cost_model.py's roofline of Llama-3-8B on an H100
+CLOCKS = ("worker", "h100-model")  # the worker's wall clock, or gpu_worker/experiment_runner/cost_model.py's roofline of Llama-3-8B on an H100
 MODELS = ("tiny",)  # the engine tests' seeded 4-layer model; anything larger would not fit the time budget
 BLOCK_SIZES = (8, 16, 32)
 MAX_STEPS = 1200  # an upper bound on engine steps above this is refused: 10 to 30 ms a step on one CPU thread

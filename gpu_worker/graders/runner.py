@@ -35,7 +35,7 @@ def grade_submission(lab: str, source, mode: str, submission_id: int | None = No
     """The result JSON for `source` on `lab`: whatever the learner's code does ends in a verdict.
 
     Our own failures raise (BadRequest, SandboxUnavailable, a grader's bug); the worker's entry,
-    gpu_worker.labs.grade_run, turns them into internal_error. `limits` overrides the lab's (tests
+    gpu_worker.grading.grade_run, turns them into internal_error. `limits` overrides the lab's (tests
     use short ones)."""
     started = time.monotonic()
     if mode not in contract.MODES:

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from course.models import Module, Section, SectionRead
 from drills.models import Drill, ReviewCard
-from instructor.models import Cohort, Membership
+from cohorts.models import Cohort, Membership
 from labs.models import Lab, Submission
 
 PASSWORD = "correct-horse-battery"

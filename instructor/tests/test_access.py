@@ -2,7 +2,7 @@
 import pytest
 from django.urls import reverse
 
-from instructor.models import Membership, ScoreOverride
+from cohorts.models import Membership, ScoreOverride
 from instructor.tests import factories
 from labs.models import Submission
 

@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from instructor.models import LabPolicy
+from cohorts.models import CohortLab
 from instructor.tests import factories
 from labs.models import Submission
 
@@ -124,7 +124,7 @@ def test_copy_button_puts_the_join_link_on_the_clipboard(page, live_server, inst
 def test_changing_only_the_weight_keeps_the_due_dates(page, live_server, instructor):
     factories.course(n_modules=2, n_sections=1)
     cohort = factories.cohort(instructor, [])
-    LabPolicy.objects.create(cohort=cohort, lab_slug="lab-1", due_at="2026-03-01T12:00Z",
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at="2026-03-01T12:00Z",
                              late_due_at="2026-03-03T12:00Z", percent_per_day=10, weight=1)
     page.set_viewport_size(PHONE)
     log_in(page, live_server, next_url=f"/instructor/c/{cohort.pk}/roster/")
@@ -134,7 +134,7 @@ def test_changing_only_the_weight_keeps_the_due_dates(page, live_server, instruc
     expect(page.get_by_text("Policy for lab-1 saved.")).to_be_visible()
     expect(page.get_by_label("Weight of lab-1")).to_have_value("3.0")
     expect(page.get_by_label("Due of lab-1")).to_have_value("2026-03-01T12:00")
-    saved = LabPolicy.objects.get()
+    saved = CohortLab.objects.get()
     assert saved.weight == 3 and saved.due_at is not None and saved.late_due_at is not None
     page.screenshot(path=str(SCREENSHOTS / "390-instructor-roster.png"), full_page=True)
 

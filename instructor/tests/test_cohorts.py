@@ -2,7 +2,7 @@
 import pytest
 from django.urls import reverse
 
-from instructor.models import Cohort, Membership
+from cohorts.models import Cohort, Membership
 from instructor.tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from instructor.models import LabPolicy, Membership, ScoreOverride
+from cohorts.models import CohortLab, Membership, ScoreOverride
 from instructor.tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -15,7 +15,7 @@ def roster_page(client, cohort) -> str:
 
 
 def test_each_lab_row_is_pre_filled_with_its_current_policy(instructor_client, cohort):
-    LabPolicy.objects.create(cohort=cohort, lab_slug="lab-2", due_at="2026-03-01T12:00Z",
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-2", due_at="2026-03-01T12:00Z",
                              late_due_at="2026-03-04T09:30Z", percent_per_day=15, weight=3)
     page = roster_page(instructor_client, cohort)
     for value in ('value="2026-03-01T12:00"', 'value="2026-03-04T09:30"', 'value="15.0"', 'value="3.0"'):
@@ -33,7 +33,7 @@ def test_saving_a_pre_filled_row_with_only_the_weight_changed_keeps_the_dates(in
     # And a post that names only the weight (an older page, a script) blanks nothing either:
     response = instructor_client.post(url, {"lab_slug": "lab-1", "weight": "5"})
     assert response.status_code == 302
-    saved = LabPolicy.objects.get(cohort=cohort, lab_slug="lab-1")
+    saved = CohortLab.objects.get(cohort=cohort, lab_slug="lab-1")
     assert (saved.weight, saved.percent_per_day) == (5, 10)
     assert (saved.due_at.isoformat(), saved.late_due_at.isoformat()) == ("2026-03-01T12:00:00+00:00",
                                                                         "2026-03-03T12:00:00+00:00")
@@ -43,12 +43,12 @@ def test_clearing_a_date_on_purpose_still_clears_it(instructor_client, cohort):
     url = reverse("instructor:policy_set", args=[cohort.pk])
     instructor_client.post(url, {"lab_slug": "lab-1", "due_at": "2026-03-01T12:00", "weight": "2"})
     assert instructor_client.post(url, {"lab_slug": "lab-1", "due_at": ""}).status_code == 302
-    saved = LabPolicy.objects.get()
+    saved = CohortLab.objects.get()
     assert saved.due_at is None and saved.weight == 2
 
 
 def test_a_bad_row_shows_its_error_beside_the_others_still_pre_filled(instructor_client, cohort):
-    LabPolicy.objects.create(cohort=cohort, lab_slug="lab-2", weight=7)
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-2", weight=7)
     response = instructor_client.post(reverse("instructor:policy_set", args=[cohort.pk]),
                                       {"lab_slug": "lab-1", "weight": "-1"})
     page = response.content.decode()

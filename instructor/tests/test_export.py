@@ -7,7 +7,7 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
-from instructor.models import LabPolicy, Membership, ScoreOverride
+from cohorts.models import CohortLab, Membership, ScoreOverride
 from instructor.templatetags.grades import number, percent
 from instructor.tests import factories
 
@@ -29,7 +29,7 @@ def graded(cohort, learner, instructor):
     cohort.save()
     bob = factories.user("bob", first_name="Bob", last_name="Moses")
     Membership.objects.create(cohort=cohort, learner=bob)
-    LabPolicy.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=20, weight=3)
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=20, weight=3)
     factories.submission(learner, "lab-1", 0.9, at=DUE + timedelta(days=1, hours=2))  # 40% off: 0.54
     factories.submission(bob, "lab-1", 0.7, at=DUE - timedelta(days=1))
     factories.submission(learner, "lab-2", 1.0, max_score=2.0)

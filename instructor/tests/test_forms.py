@@ -2,7 +2,7 @@
 import pytest
 from django.urls import reverse
 
-from instructor.models import LabPolicy, ScoreOverride
+from cohorts.models import CohortLab, ScoreOverride
 
 pytestmark = pytest.mark.django_db
 
@@ -59,13 +59,13 @@ def test_policy_form_rejects_bad_input(instructor_client, cohort, fields, messag
     response = policy(instructor_client, cohort, **fields)
     assert response.status_code == 400
     assert message in response.content.decode()
-    assert not LabPolicy.objects.exists()
+    assert not CohortLab.objects.exists()
 
 
 def test_policy_form_saves_and_updates(instructor_client, cohort):
     assert policy(instructor_client, cohort).status_code == 302
     assert policy(instructor_client, cohort, percent_per_day="20").status_code == 302
-    saved = LabPolicy.objects.get()
+    saved = CohortLab.objects.get()
     assert (saved.percent_per_day, saved.weight, saved.due_at.isoformat()) == (20, 2, "2026-03-01T12:00:00+00:00")
     page = instructor_client.get(reverse("instructor:roster", args=[cohort.pk])).content.decode()
     assert 'value="2026-03-03T12:00"' in page

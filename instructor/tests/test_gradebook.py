@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from instructor.gradebook import cohort_gradebook, late_penalty_pct
-from instructor.models import LabPolicy, ScoreOverride
+from cohorts.models import CohortLab, ScoreOverride
 from instructor.tests import factories
 from labs import selectors as lab_selectors
 
@@ -13,7 +13,7 @@ DUE = datetime(2026, 3, 1, 12, 0, tzinfo=tz.utc)
 
 
 def policy(**fields):
-    return LabPolicy(lab_slug="lab-1", **{"due_at": DUE, "percent_per_day": 10, **fields})
+    return CohortLab(lab_slug="lab-1", **{"due_at": DUE, "percent_per_day": 10, **fields})
 
 
 def test_penalty_counts_started_days_after_the_due_date():
@@ -46,7 +46,7 @@ def test_penalty_is_bounded_and_never_falls_with_time(offset_s, extra_s, percent
 
 @pytest.mark.django_db
 def test_best_final_is_judged_submission_by_submission(cohort, learner):
-    LabPolicy.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=50)
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=50)
     factories.submission(learner, "lab-1", 0.6, at=DUE - timedelta(hours=1))  # on time: 0.6
     factories.submission(learner, "lab-1", 1.0, at=DUE + timedelta(hours=3))  # a day late: 1.0 - 50% = 0.5
     grade = cohort_gradebook(cohort).rows[0].labs["lab-1"]
@@ -58,7 +58,7 @@ def test_best_final_is_judged_submission_by_submission(cohort, learner):
 
 @pytest.mark.django_db
 def test_late_due_date_zeroes_and_penalty_shows_for_the_counted_submission(cohort, learner):
-    LabPolicy.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, late_due_at=DUE + timedelta(days=2),
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, late_due_at=DUE + timedelta(days=2),
                              percent_per_day=25)
     factories.submission(learner, "lab-1", 0.8, at=DUE + timedelta(days=1, hours=1))  # 2 days: 50% off: 0.4
     factories.submission(learner, "lab-1", 1.0, at=DUE + timedelta(days=3))  # after the late due date: 0
@@ -68,7 +68,7 @@ def test_late_due_date_zeroes_and_penalty_shows_for_the_counted_submission(cohor
 
 @pytest.mark.django_db
 def test_regrade_replaces_the_score_and_keeps_the_submission_time(cohort, learner):
-    LabPolicy.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
     original = factories.submission(learner, "lab-1", 0.9, at=DUE - timedelta(days=1))
     factories.submission(learner, "lab-1", 0.3, at=DUE + timedelta(days=5), regrade_of=original)
     grade = cohort_gradebook(cohort).rows[0].labs["lab-1"]
@@ -95,7 +95,7 @@ def test_raw_best_agrees_with_the_labs_selector(cohort, learner):
 def test_overrides_replace_scores_until_undone_and_enter_the_total(cohort, learner, instructor):
     cohort.drill_weight = 2
     cohort.save()
-    LabPolicy.objects.create(cohort=cohort, lab_slug="lab-2", weight=0)
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-2", weight=0)
     factories.submission(learner, "lab-1", 0.5)
     mastered = factories.drills("m1", n=4)
     factories.master(learner, mastered[:2])  # m1: 50%, m2: no drills

@@ -6,7 +6,7 @@ from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
-from instructor.models import Invitation, Membership
+from cohorts.models import Invitation, Membership
 from instructor.tests import factories
 
 pytestmark = pytest.mark.django_db

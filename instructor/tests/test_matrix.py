@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from course.models import Section, SectionRead
 from drills.models import ReviewCard
-from instructor.models import Cohort, Membership
+from cohorts.models import Cohort, Membership
 from instructor.tests import factories
 from labs.models import Lab, Submission
 

@@ -5,7 +5,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from instructor.models import ScoreOverride, WorkerHeartbeat
+from cohorts.models import ScoreOverride
+from health.models import WorkerHeartbeat
 from instructor.tests import factories
 from labs.models import Submission
 
@@ -126,7 +127,7 @@ def test_list_pages_have_a_fixed_number_of_queries(instructor_client, cohort, le
 
     url = reverse(f"instructor:{view}", args=[cohort.pk, *[learner.pk if a == "LEARNER" else a for a in args]])
     add_rows(cohort, learner, instructor, 1, "a")
-    instructor_client.get(url)  # both counts below are of a page whose cached reads (config/readcache.py) are warm
+    instructor_client.get(url)  # both counts below are of a page whose cached reads (common/readcache.py) are warm
     with CaptureQueriesContext(connection) as small:
         assert instructor_client.get(url).status_code == 200
     queries = len(small)  # now: the next request clears what `small` counted

@@ -7,9 +7,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.decorators import instructor_required
-from instructor import selectors, services, sources
-from instructor.access import cohort_action, cohort_view
-from instructor.forms import (CohortForm, DrillWeightForm, InviteForm, JoinForm, LabPolicyForm, policy_data,
+from cohorts import selectors, services
+from instructor import sources
+from cohorts.access import cohort_action, cohort_view
+from instructor.forms import (CohortForm, DrillWeightForm, InviteForm, JoinForm, CohortLabForm, policy_data,
                               policy_values)
 
 
@@ -56,14 +57,14 @@ def invitation_answer(request, invitation_id: int, accept: bool):
 def _roster_page(request, cohort, *, policy_form=None, weight_form=None, invite_form=None, status=200):
     """`policy_form`, when given, is a bound form with errors: it takes its lab's row in place of the current values."""
     labs = sources.lab_slugs()
-    policies = {policy.lab_slug: policy for policy in cohort.lab_policies.all()}
-    forms = {slug: LabPolicyForm(initial=policy_values(policies.get(slug), slug), lab_slugs=labs, slug=slug)
+    policies = {policy.lab_slug: policy for policy in cohort.cohort_labs.all()}
+    forms = {slug: CohortLabForm(initial=policy_values(policies.get(slug), slug), lab_slugs=labs, slug=slug)
              for slug in labs}
     stray = None
     if policy_form is not None:
         slug = policy_form.data.get("lab_slug")
         if slug in forms:
-            forms[slug] = LabPolicyForm(policy_form.data, lab_slugs=labs, slug=slug)
+            forms[slug] = CohortLabForm(policy_form.data, lab_slugs=labs, slug=slug)
             forms[slug].is_valid()
         else:
             stray = policy_form  # an unknown lab: its error goes above the table
@@ -126,10 +127,10 @@ def code_rotate(request, cohort):
 def policy_set(request, cohort):
     """Saves one lab's policy; a field the post leaves out keeps its current value rather than being blanked."""
     slug = request.POST.get("lab_slug", "")
-    current = policy_values(cohort.lab_policies.filter(lab_slug=slug).first(), slug)
-    form = LabPolicyForm(policy_data(request.POST, current), lab_slugs=sources.lab_slugs())
+    current = policy_values(cohort.cohort_labs.filter(lab_slug=slug).first(), slug)
+    form = CohortLabForm(policy_data(request.POST, current), lab_slugs=sources.lab_slugs())
     if form.is_valid():
-        services.lab_policy_set(cohort=cohort, **form.cleaned_data)
+        services.cohort_lab_set(cohort=cohort, known_labs=sources.lab_slugs(), **form.cleaned_data)
         messages.success(request, f"Policy for {form.cleaned_data['lab_slug']} saved.")
         return redirect("instructor:roster", cohort.pk)
     return _roster_page(request, cohort, policy_form=form, status=400)

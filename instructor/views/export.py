@@ -5,7 +5,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.text import slugify
 
-from instructor.access import cohort_view
+from cohorts.access import cohort_view
 from instructor.gradebook import Gradebook, cohort_gradebook
 from instructor.templatetags.grades import number, percent
 

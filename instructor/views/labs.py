@@ -4,8 +4,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django_htmx.http import HttpResponseStopPolling
 
-from instructor import selectors, services, sources
-from instructor.access import cohort_action, cohort_view
+from cohorts import selectors
+from instructor import services, sources
+from cohorts.access import cohort_action, cohort_view
 from instructor.charts import score_histogram
 
 SHOWN = 500  # newest submissions listed; the counts and the histogram cover them all

@@ -2,8 +2,8 @@
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
-from instructor import selectors, services
-from instructor.access import cohort_action, cohort_view
+from cohorts import selectors, services
+from cohorts.access import cohort_action, cohort_view
 from instructor.forms import OverrideForm
 from instructor.gradebook import cohort_gradebook
 from instructor.templatetags.grades import number

@@ -3,8 +3,9 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils import timezone
 
-from instructor import selectors, sources
-from instructor.access import cohort_view
+from cohorts import selectors
+from instructor import sources
+from cohorts.access import cohort_view
 from instructor.charts import learner_timeline
 from instructor.gradebook import cohort_gradebook
 from instructor.matrix import HEAT_STEPS, matrix_rows, module_headers, module_progress, sort_links

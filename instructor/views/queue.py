@@ -2,7 +2,8 @@
 from django.shortcuts import render
 
 from accounts.decorators import instructor_required
-from instructor import selectors, sources
+from health import selectors
+from instructor import sources
 
 
 @instructor_required

@@ -5,7 +5,7 @@ from django import template
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from config.url_memo import reverse_cached
+from common.url_memo import reverse_cached
 from labs import presentation
 
 register = template.Library()

@@ -1,7 +1,7 @@
 """Leaderboard selectors on Submission rows as the worker leaves them: which rows count, who ranks where."""
 import pytest
 
-from instructor.models import Cohort, Membership
+from cohorts.models import Cohort, Membership
 from labs.leaderboard import best_per_learner, board_for
 from labs.tests.factories import UserFactory, speed_lab, timed_submission
 

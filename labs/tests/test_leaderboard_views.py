@@ -5,8 +5,8 @@ import pytest
 from django.urls import reverse
 
 from accounts.roles import instructor_group
-from instructor.models import Cohort, Membership
-from labs.models import LeaderboardVisibility
+from cohorts.models import Cohort, Membership
+from labs.models import CohortBoard
 from labs.tests.factories import LabFactory, UserFactory, speed_lab, timed_submission
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +81,7 @@ def test_an_instructor_hides_the_board_from_their_cohort_only(client, learner, i
     hide = reverse("labs:leaderboard_visibility", args=["paged-attention", spring.pk])
     response = client.post(hide, {"hidden": "1"})
     assert response.status_code == 302
-    assert LeaderboardVisibility.objects.get(cohort=spring).hidden
+    assert CohortBoard.objects.get(cohort=spring).hidden
     page = client.get(board_url()).content.decode()
     assert "Spring: <strong>hidden</strong>" in page and "Show to Spring" in page  # the instructor still sees it
     assert 'id="leaderboard"' in page
@@ -106,7 +106,7 @@ def test_only_the_cohorts_instructor_may_hide_its_board(client, learner, spring)
     other.groups.add(instructor_group())
     client.force_login(other)
     assert client.post(hide, {"hidden": "1"}).status_code == 404
-    assert not LeaderboardVisibility.objects.exists()
+    assert not CohortBoard.objects.exists()
 
 
 def test_a_bad_choice_is_a_plain_400(instructor_client, spring):

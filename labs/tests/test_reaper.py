@@ -78,7 +78,7 @@ def _started(submission, seconds_ago):
 
 def _grading_worker_beats(grading=None):
     """A live grading worker, recorded as the web task records a real beat."""
-    from instructor.services import heartbeat_record
+    from health.services import heartbeat_record
 
     heartbeat_record(info={"host": "gpu-1", "node": "gpu1@gpu-1", "queues": ["gpu"], "grading": grading,
                            "sandbox_status": {"ok": True, "level": "bubblewrap", "reason": ""}})

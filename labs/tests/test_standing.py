@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from instructor.gradebook import cohort_gradebook
-from instructor.models import Cohort, LabPolicy, Membership, ScoreOverride
+from cohorts.models import Cohort, CohortLab, Membership, ScoreOverride
 from labs import selectors
 from labs.models import Submission
 from labs.tests.factories import LabFactory
@@ -36,7 +36,7 @@ def submit(learner, lab, score, at):
 
 
 def test_a_late_perfect_score_shows_the_penalised_figure_the_gradebook_has(learner_client, learner, lab, cohort):
-    LabPolicy.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
+    CohortLab.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
     submit(learner, lab, 1.0, DUE + timedelta(hours=5))  # one started day late: 10% off
     counted = cohort_gradebook(cohort).rows[0].labs[lab.slug].final
     assert counted == pytest.approx(0.9)
@@ -50,7 +50,7 @@ def test_a_late_perfect_score_shows_the_penalised_figure_the_gradebook_has(learn
 
 
 def test_an_on_time_lower_score_can_be_the_one_that_counts(learner, lab, cohort):
-    LabPolicy.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, late_due_at=DUE + timedelta(days=1),
+    CohortLab.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, late_due_at=DUE + timedelta(days=1),
                              percent_per_day=50)
     submit(learner, lab, 0.6, DUE - timedelta(hours=1))
     submit(learner, lab, 1.0, DUE + timedelta(days=2))  # after the late due date: 0
@@ -79,13 +79,13 @@ def test_no_cohort_means_no_due_date_and_the_best_score_counts(learner_client, l
 
 def test_the_labs_list_costs_the_same_queries_for_more_labs(learner_client, learner, lab, cohort,
                                                             django_assert_max_num_queries):
-    LabPolicy.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
+    CohortLab.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
     submit(learner, lab, 1.0, DUE)
     with django_assert_max_num_queries(14) as few:
         learner_client.get(reverse("labs:index"))
     for n in range(4):
         more = LabFactory(slug=f"extra-{n}", order=10 + n)
-        LabPolicy.objects.create(cohort=cohort, lab_slug=more.slug, due_at=DUE)
+        CohortLab.objects.create(cohort=cohort, lab_slug=more.slug, due_at=DUE)
         submit(learner, more, 0.5, DUE + timedelta(days=1))
     with django_assert_max_num_queries(len(few.captured_queries)):
         text = learner_client.get(reverse("labs:index")).content.decode()

@@ -184,7 +184,7 @@ def test_submission_page_when_done_shows_everything(learner_client, learner, lab
 
 def test_only_the_learner_and_instructors_of_their_cohort_see_a_submission(client, instructor, lab,
                                                                            django_user_model):
-    from instructor.models import Cohort, Membership
+    from cohorts.models import Cohort, Membership
 
     submission = SubmissionFactory(lab=lab)
     url = reverse("labs:submission", args=[submission.pk])

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_worker.labs import grade_run
+from gpu_worker.grading import grade_run
 
 FIXTURES = Path(__file__).resolve().parents[2] / "graders" / "fixtures"
 

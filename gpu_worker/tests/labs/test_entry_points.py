@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_worker.labs import grade_run
+from gpu_worker.grading import grade_run
 
 REPO = Path(__file__).resolve().parents[3]
 FIXTURES = REPO / "gpu_worker" / "graders" / "fixtures"
@@ -34,7 +34,7 @@ def test_a_run_past_the_watchdog_is_internal_error_with_no_score():
     """In its own process: past the limit the worker asks for its own warm shutdown (SIGTERM), here ignored."""
     code = ("import json, signal\n"
             "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-            "from gpu_worker.labs import grade_run\n"
+            "from gpu_worker.grading import grade_run\n"
             "result = grade_run(4, 'kv-sizing', 'submit', 'while True:\\n    pass\\n', limit_s=0.2)\n"
             "print(json.dumps(result), flush=True)\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)

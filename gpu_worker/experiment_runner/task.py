@@ -1,4 +1,5 @@
-"""The Celery task `gpu_worker.run_experiment` (queue `gpu`), registered on whichever app runs the worker."""
+"""The Celery task `wire.RUN_EXPERIMENT` (the grading queue), registered on whichever app runs the worker."""
+from gpu_worker.contract import wire
 
 
 def experiment_result(experiment_id: int, config) -> dict:
@@ -16,7 +17,7 @@ def experiment_result(experiment_id: int, config) -> dict:
 
 
 def register_experiment_tasks(app) -> None:
-    @app.task(name="gpu_worker.run_experiment")
+    @app.task(name=wire.RUN_EXPERIMENT)
     def run_experiment(experiment_id: int, config: dict) -> dict:
         from gpu_worker.worker_info import worker_info
 

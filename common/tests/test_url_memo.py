@@ -3,7 +3,7 @@ import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.urls import NoReverseMatch, clear_script_prefix, reverse, set_script_prefix
 
-from config.url_memo import reverse_cached
+from common.url_memo import reverse_cached
 
 
 def render(source: str, **context) -> str:

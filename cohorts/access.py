@@ -7,8 +7,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from accounts.decorators import instructor_required
-from instructor.models import Cohort
-from instructor.services import ActionRefused
+from cohorts.models import Cohort
+from cohorts.services import ActionRefused
 
 
 def cohort_view(view):

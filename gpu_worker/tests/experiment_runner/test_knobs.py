@@ -64,7 +64,7 @@ def test_bursty_arrivals_land_in_groups_and_shared_prefix_shares_its_start():
 
 
 def test_the_step_bound_is_an_upper_bound_and_the_default_fits_under_the_cap():
-    from gpu_worker.experiments import run_experiment
+    from gpu_worker.experiment_runner import run_experiment
 
     knobs = normalize({"num_requests": 4, "arrivals": "poisson", "request_rate": 0.1, "max_num_batched_tokens": 32})
     assert run_experiment(knobs)["metrics"]["steps"] <= step_bound(knobs)  # sparse arrivals: one at a time

@@ -16,7 +16,7 @@ def test_the_database_runs_in_wal_mode():
         cursor.execute("PRAGMA journal_mode")
         assert cursor.fetchone()[0] == "wal"
         cursor.execute("PRAGMA busy_timeout")
-        assert cursor.fetchone()[0] == 0  # config.sqlite_backend waits instead, in shorter steps
+        assert cursor.fetchone()[0] == 0  # common.sqlite_backend waits instead, in shorter steps
     assert connection.settings_dict["OPTIONS"]["timeout"] >= 5
 
 
@@ -97,10 +97,10 @@ def test_concurrent_read_then_write_transactions_all_commit():
 
 
 def test_threads_of_one_process_take_turns_and_every_ending_gives_the_turn_back():
-    """config.sqlite_backend: a thread's write transaction holds the process's writer lock from BEGIN to
+    """common.sqlite_backend: a thread's write transaction holds the process's writer lock from BEGIN to
     COMMIT or ROLLBACK, so another thread waits on the lock (not in SQLite's sleeping busy handler), and
     neither a rollback nor a closed connection leaves the lock taken."""
-    from config.sqlite_backend.base import _WRITER
+    from common.sqlite_backend.base import _WRITER
     users = get_user_model().objects
     inside, order = threading.Event(), []
 

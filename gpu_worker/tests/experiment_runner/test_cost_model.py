@@ -1,5 +1,5 @@
 """The roofline clock: decode is bound by reading the weights, a long prefill chunk by compute."""
-from gpu_worker.experiments.cost_model import LLAMA3_8B, PEAK_BYTES_PER_S, PEAK_FLOPS, step_seconds
+from gpu_worker.experiment_runner.cost_model import LLAMA3_8B, PEAK_BYTES_PER_S, PEAK_FLOPS, step_seconds
 
 
 def test_a_decode_step_costs_one_read_of_the_weights_and_the_kv():

@@ -1,4 +1,4 @@
-"""What one experiment costs the worker: `python -m gpu_worker.experiments.bench [--num-requests N]`.
+"""What one experiment costs the worker: `python -m gpu_worker.experiment_runner.bench [--num-requests N]`.
 
 Runs the default experiment, the same workload with prefix caching off (the baseline) and the default on the
 modeled H100 clock, in this process, and prints each one's worker time, throughput and TTFT p95, with ratios.
@@ -22,7 +22,7 @@ def measure(config: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gpu_worker.experiments.bench")
+    parser = argparse.ArgumentParser(prog="python -m gpu_worker.experiment_runner.bench")
     parser.add_argument("--workload", default=DEFAULTS["workload"], choices=["chat", "long-prompt", "shared-prefix"])
     parser.add_argument("--num-requests", type=int, default=DEFAULTS["num_requests"])
     parser.add_argument("--json", help="also write the figures here")

@@ -4,7 +4,7 @@ from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.urls import reverse
 
-from instructor.selectors import invitations_for
+from cohorts.selectors import invitations_for
 
 
 @receiver(user_logged_in, dispatch_uid="instructor-invitations-waiting")

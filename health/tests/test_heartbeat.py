@@ -7,8 +7,9 @@ import pytest
 from django.utils import timezone
 
 from gpu_worker import heartbeat
-from instructor.models import WorkerHeartbeat
-from instructor.tasks import worker_heartbeat
+from gpu_worker.contract import wire
+from health.models import WorkerHeartbeat
+from health.tasks import worker_heartbeat
 from testing.workers import client_app, purge_queues
 
 
@@ -21,7 +22,7 @@ def test_heartbeat_module_stays_django_free():
 
 
 def test_sender_beats_at_once_and_again_on_the_default_queue():
-    """On the session's real broker (Redis, else the filesystem one), read back from queue `default`."""
+    """On the session's real Redis, read back from the web queue."""
     app = client_app()
     purge_queues(app, "default")
     stop = heartbeat.start_heartbeat(app, node="celery@test-node", interval_s=0.2)
@@ -34,7 +35,7 @@ def test_sender_beats_at_once_and_again_on_the_default_queue():
                 message = queue.get(timeout=10)
                 message.ack()
                 _args, kwargs, _embed = message.payload
-                if message.headers["task"] == "instructor.worker_heartbeat" and \
+                if message.headers["task"] == wire.WORKER_HEARTBEAT and \
                         kwargs["info"].get("node") == "celery@test-node":
                     beats.append(kwargs["info"])
             queue.close()

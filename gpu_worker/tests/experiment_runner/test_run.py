@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from gpu_worker.experiments import run_experiment
+from gpu_worker.experiment_runner import run_experiment
 from gpu_worker.contract.knobs import KnobError
-from gpu_worker.experiments.task import experiment_result
+from gpu_worker.experiment_runner.task import experiment_result
 
 SMALL = {"num_requests": 6, "arrivals": "all-at-once", "seed": 1}
 
@@ -76,7 +76,7 @@ def test_the_worker_side_imports_without_django():
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['django'] = None; import gpu_worker.experiments.task, gpu_worker.experiments.run; "
+    code = ("import sys; sys.modules['django'] = None; import gpu_worker.experiment_runner.task, gpu_worker.experiment_runner.run; "
             "print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr[-2000:]

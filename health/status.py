@@ -1,22 +1,17 @@
 """Health from what is already recorded: the database, the broker, and the workers' heartbeats.
 
-A hit sends no task and waits on no worker: workers beat every ~10 s (gpu_worker/heartbeat.py)
-and the web worker records each beat. Anyone sees ok/not-ok per part; staff and instructors also
-see hosts, PIDs, versions and reasons.
-"""
+A check sends no task and waits on no worker: workers beat every few seconds (gpu_worker/heartbeat.py,
+`wire.HEARTBEAT_INTERVAL_S`) and the web worker records each beat."""
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
-from django.shortcuts import render
 from django.utils import timezone
+from kombu import Connection
 
-from accounts.decorators import instructor_required
-from accounts.roles import is_instructor
-
-from .celery import app
-from .readcache import remember
+from common.readcache import remember
+from gpu_worker.contract import wire
+from health.models import WorkerHeartbeat
 
 PARTS = ("database", "broker", "web_worker", "gpu_worker", "labs")
 
@@ -34,26 +29,25 @@ def _check_database() -> dict:
 def _check_broker() -> dict:
     transport = settings.CELERY_BROKER_URL.split("://", 1)[0]
     try:
-        with app.connection_for_write() as conn:
+        with Connection(settings.CELERY_BROKER_URL, connect_timeout=1) as conn:
             conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=1)
         return {"ok": True, "transport": transport}
     except Exception as error:
         return {"ok": False, "transport": transport, "error": f"{type(error).__name__}: {error}"}
 
 
-def _fresh_beats() -> list[dict]:
-    from instructor.models import WorkerHeartbeat
-
-    since = timezone.now() - timedelta(seconds=settings.HEALTH_WORKER_FRESH_S)
+def fresh_beats() -> list[dict]:
+    """The beats of every worker alive now (one that beat within `wire.WORKER_FRESH_S`)."""
+    since = timezone.now() - timedelta(seconds=wire.WORKER_FRESH_S)
     return [{**beat.info, "name": beat.name, "age_s": round((timezone.now() - beat.last_seen).total_seconds(), 1)}
             for beat in WorkerHeartbeat.objects.filter(last_seen__gte=since)]
 
 
 def _serving(beats: list[dict], queue: str) -> dict:
-    serving = [beat for beat in beats if queue in (beat.get("queues") or ["gpu"])]
+    serving = [beat for beat in beats if queue in (beat.get("queues") or [wire.GRADING_QUEUE])]
     if not serving:
         return {"ok": False, "error": f"no worker on queue {queue!r} sent a heartbeat in the last "
-                                      f"{settings.HEALTH_WORKER_FRESH_S:g} s", "workers": []}
+                                      f"{wire.WORKER_FRESH_S:g} s", "workers": []}
     return {"ok": True, "workers": serving}
 
 
@@ -75,8 +69,8 @@ def _labs(gpu: dict) -> dict:
 def collect_health() -> dict:
     database = _check_database()
     broker = _check_broker()
-    beats = _fresh_beats() if database["ok"] else []
-    web, gpu = _serving(beats, "default"), _serving(beats, "gpu")
+    beats = fresh_beats() if database["ok"] else []
+    web, gpu = _serving(beats, wire.WEB_QUEUE), _serving(beats, wire.GRADING_QUEUE)
     checks = {"database": database, "broker": broker, "web_worker": web, "gpu_worker": gpu, "labs": _labs(gpu)}
     return {"ok": all(check["ok"] for check in checks.values()), **checks}
 
@@ -92,29 +86,11 @@ def grading_status() -> dict:
 
 def _grading_status() -> dict:
     try:
-        beats = _fresh_beats()
+        beats = fresh_beats()
     except Exception as error:  # the lab page must render even when health cannot be read
         return {"ok": False, "reason": type(error).__name__}
-    web, gpu = _serving(beats, "default"), _serving(beats, "gpu")
+    web, gpu = _serving(beats, wire.WEB_QUEUE), _serving(beats, wire.GRADING_QUEUE)
     for part in (web, gpu, _labs(gpu)):
         if not part["ok"]:
             return {"ok": False, "reason": part["error"]}
     return {"ok": True, "reason": ""}
-
-
-def public(report: dict) -> dict:
-    return {"ok": report["ok"], **{part: {"ok": report[part]["ok"]} for part in PARTS}}
-
-
-def healthz(request):
-    report = collect_health()
-    user = request.user
-    shown = report if user.is_authenticated and (user.is_staff or is_instructor(user)) else public(report)
-    return JsonResponse(shown, status=200 if report["ok"] else 503)
-
-
-@instructor_required
-def status_page(request):
-    report = collect_health()
-    parts = [("Web worker", report["web_worker"]), ("GPU worker", report["gpu_worker"]), ("Labs", report["labs"])]
-    return render(request, "health.html", {"report": report, "parts": parts}, status=200 if report["ok"] else 503)

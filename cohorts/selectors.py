@@ -1,12 +1,7 @@
-"""Reads of the dashboard's own data: cohorts, rosters, overrides, worker heartbeats."""
-from datetime import timedelta
-
+"""Reads of cohorts: which a user teaches, rosters, invitations, members and the override audit."""
 from django.db.models import Count, QuerySet
-from django.utils import timezone
 
-from instructor.models import Cohort, Invitation, Membership, ScoreOverride, WorkerHeartbeat
-
-ONLINE_WITHIN_S = 90  # three missed beats and a worker counts as gone
+from cohorts.models import Cohort, Invitation, Membership, ScoreOverride
 
 
 def cohorts_for(*, user) -> QuerySet[Cohort]:
@@ -45,12 +40,3 @@ def member_ids(*, cohort: Cohort) -> list[int]:
 def override_audit(*, cohort: Cohort, learner_id: int | None = None) -> QuerySet[ScoreOverride]:
     rows = ScoreOverride.objects.filter(cohort=cohort).select_related("learner", "created_by", "undone_by")
     return rows.filter(learner_id=learner_id) if learner_id else rows
-
-
-def workers(*, now=None) -> list[dict]:
-    """Every worker that ever beat, newest first, with whether it is online now."""
-    now = now or timezone.now()
-    return [{"name": beat.name, "host": beat.host, "info": beat.info, "last_seen": beat.last_seen,
-             "age_s": round((now - beat.last_seen).total_seconds()),
-             "online": beat.last_seen >= now - timedelta(seconds=ONLINE_WITHIN_S)}
-            for beat in WorkerHeartbeat.objects.all()]

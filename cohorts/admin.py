@@ -1,7 +1,7 @@
-"""The dashboard's models in the Django admin (site admins fix what the pages cannot)."""
+"""Cohorts in the Django admin (site admins fix what the pages cannot)."""
 from django.contrib import admin
 
-from instructor.models import Cohort, Invitation, LabPolicy, Membership, ScoreOverride, WorkerHeartbeat
+from cohorts.models import Cohort, CohortLab, Invitation, Membership, ScoreOverride
 
 
 class MembershipInline(admin.TabularInline):
@@ -10,8 +10,8 @@ class MembershipInline(admin.TabularInline):
     extra = 0
 
 
-class LabPolicyInline(admin.TabularInline):
-    model = LabPolicy
+class CohortLabInline(admin.TabularInline):
+    model = CohortLab
     extra = 0
 
 
@@ -19,7 +19,7 @@ class LabPolicyInline(admin.TabularInline):
 class CohortAdmin(admin.ModelAdmin):
     list_display = ["name", "join_code", "created_at"]
     filter_horizontal = ["instructors"]
-    inlines = [MembershipInline, LabPolicyInline]
+    inlines = [MembershipInline, CohortLabInline]
 
 
 @admin.register(ScoreOverride)
@@ -27,11 +27,6 @@ class ScoreOverrideAdmin(admin.ModelAdmin):
     list_display = ["cohort", "learner", "kind", "target_slug", "score", "created_by", "created_at", "undone_at"]
     list_filter = ["kind", "cohort"]
     raw_id_fields = ["learner", "created_by", "undone_by"]
-
-
-@admin.register(WorkerHeartbeat)
-class WorkerHeartbeatAdmin(admin.ModelAdmin):
-    list_display = ["name", "host", "last_seen"]
 
 
 @admin.register(Invitation)

@@ -1,4 +1,4 @@
-"""Cohorts with their roster and lab deadlines, score overrides with an audit trail, worker heartbeats."""
+"""Cohorts: their rosters, invitations, the terms each lab has in a cohort, and score overrides with an audit trail."""
 import secrets
 
 from django.conf import settings
@@ -82,10 +82,10 @@ class Invitation(models.Model):
         return f"{self.email} to {self.cohort_id}: {self.status}"
 
 
-class LabPolicy(models.Model):
-    """A lab's due dates, late penalty and weight in one cohort."""
+class CohortLab(models.Model):
+    """A lab as one cohort takes it: its due dates, late penalty and weight."""
 
-    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="lab_policies")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="cohort_labs")
     lab_slug = models.SlugField()
     due_at = models.DateTimeField(null=True, blank=True)
     late_due_at = models.DateTimeField(null=True, blank=True, help_text="After it a submission scores zero.")
@@ -147,18 +147,3 @@ class ScoreOverride(models.Model):
     @property
     def is_active(self) -> bool:
         return self.undone_at is None
-
-
-class WorkerHeartbeat(models.Model):
-    """The last word from each Celery worker (gpu_worker/heartbeat.py sends one every ~30 s)."""
-
-    name = models.CharField(max_length=200, unique=True, help_text="The worker's node name, else its host.")
-    host = models.CharField(max_length=200)
-    info = models.JSONField(default=dict)
-    last_seen = models.DateTimeField()
-
-    class Meta:
-        ordering = ["-last_seen"]
-
-    def __str__(self) -> str:
-        return f"{self.name} @ {self.last_seen:%H:%M:%S}"
