@@ -13,6 +13,11 @@ bench:  ## the benchmarks (slow; see README)
 	.venv/bin/python -m gpu_worker.bench collectives --out var/bench-collectives.json
 	.venv/bin/python -m gpu_worker.bench attention --out var/bench-attention.json
 
+lint:  ## ruff: the linter and the formatter's check (what CI runs before the tests)
+	@bash scripts/bootstrap.sh
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
 gpu-check:  ## prove the GPU path on this host: PASS/FAIL/SKIP per step, report in var/gpu-check/
 	@bash scripts/gpu_check.sh
 

@@ -1,5 +1,4 @@
 """Shared fixtures: real Redis and Celery workers, users, and Debian's Chromium for Playwright."""
-import os
 
 import pytest
 
@@ -8,8 +7,16 @@ from testing.workers import client_app, purge_queues, running_worker, test_datab
 
 pytest_plugins = ["testing.sandbox"]  # the `sandbox` marker: skips where learner code cannot be isolated
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ queries a request. Both now come from one cached entry, dropped whenever the use
 change (receivers below, connected in `AccountsConfig.ready`), so a new password, a deactivated
 account or a new instructor takes effect on the next request.
 """
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 

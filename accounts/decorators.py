@@ -1,4 +1,5 @@
 """View guards for roles."""
+
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required

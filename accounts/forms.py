@@ -30,7 +30,9 @@ class ThrottledAuthenticationForm(AuthenticationForm):
             minutes = max(1, round(wait / 60))
             raise forms.ValidationError(
                 f"Too many failed sign-in attempts. Try again in {minutes} minute{'s' if minutes != 1 else ''}, "
-                "or reset your password.", code="throttled")
+                "or reset your password.",
+                code="throttled",
+            )
         try:
             data = super().clean()
         except forms.ValidationError:

@@ -1,4 +1,5 @@
 """Roles: everyone is a learner; instructors are members of a group."""
+
 from django.conf import settings
 from django.contrib.auth.models import Group
 

@@ -5,6 +5,7 @@ account's counter (not the address's, which many people may share). Limits are i
 The price: anyone can hold an account shut for one window by failing on purpose; a password reset
 still works, and the window is short.
 """
+
 import hashlib
 import math
 import time

@@ -7,6 +7,7 @@ measured in the same run: a bare sandboxed `python -c "import torch"` (gpu_worke
 (`python -m gpu_worker.grade LAB FILE --mode submit`, called in this process), floor and grade
 measured in turns so both see the same load. Default lab there: ring-allreduce.
 """
+
 import argparse
 import contextlib
 import io
@@ -29,8 +30,13 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def summary(values: list[float]) -> dict:
-    return {"n": len(values), "p50_s": round(statistics.median(values), 3), "p95_s": round(percentile(values, 95), 3),
-            "min_s": round(min(values), 3), "max_s": round(max(values), 3)}
+    return {
+        "n": len(values),
+        "p50_s": round(statistics.median(values), 3),
+        "p95_s": round(percentile(values, 95), 3),
+        "min_s": round(min(values), 3),
+        "max_s": round(max(values), 3),
+    }
 
 
 def sandboxed_import_torch_s() -> float:
@@ -59,10 +65,10 @@ def setup_django(folder: Path) -> None:
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     os.environ["DATABASE_URL"] = f"sqlite:///{folder / 'bench.sqlite3'}"
     os.environ.setdefault("LABS_HOURLY_CAP", "1000000")
-    import testing.services  # noqa: F401  - finds (or starts) Redis
-
     import django
     from django.core.management import call_command
+
+    import testing.services  # noqa: F401  - finds (or starts) Redis
 
     django.setup()
     call_command("migrate", verbosity=0)
@@ -102,6 +108,7 @@ def grade_from_shell_entry(slug: str) -> tuple[float, str]:
     """Seconds for `python -m gpu_worker.grade SLUG reference.py --mode submit` minus the interpreter's
     own start (it is called in this process), and the verdict it printed."""
     from gpu_worker import grade
+
     printed = io.StringIO()
     started = time.monotonic()
     with contextlib.redirect_stdout(printed):
@@ -125,9 +132,11 @@ def in_process(slugs: list[str], repeats: int) -> dict:
     report["floor"] = summary(floor)
     for slug in slugs:
         figures = summary(times[slug])
-        figures.update(verdicts=sorted(verdicts[slug]),
-                       p50_over_floor=round(figures["p50_s"] / report["floor"]["p50_s"], 2),
-                       p95_over_floor=round(figures["p95_s"] / report["floor"]["p50_s"], 2))
+        figures.update(
+            verdicts=sorted(verdicts[slug]),
+            p50_over_floor=round(figures["p50_s"] / report["floor"]["p50_s"], 2),
+            p95_over_floor=round(figures["p95_s"] / report["floor"]["p50_s"], 2),
+        )
         report["labs"][slug] = figures
     return report
 
@@ -173,9 +182,11 @@ def main(argv=None) -> dict:
                 times.append(seconds)
                 verdicts.add(verdict)
             figures = summary(times)
-            figures.update(verdicts=sorted(verdicts),
-                           p50_over_floor=round(figures["p50_s"] / report["floor"]["p50_s"], 2),
-                           p95_over_floor=round(figures["p95_s"] / report["floor"]["p50_s"], 2))
+            figures.update(
+                verdicts=sorted(verdicts),
+                p50_over_floor=round(figures["p50_s"] / report["floor"]["p50_s"], 2),
+                p95_over_floor=round(figures["p95_s"] / report["floor"]["p50_s"], 2),
+            )
             report["labs"][slug] = figures
     print_report(report)
     if args.out:
@@ -185,14 +196,20 @@ def main(argv=None) -> dict:
 
 def print_report(report: dict) -> None:
     floor = report["floor"]
-    print(f"broker {report['broker']}, {report['repeats']} submissions per lab, "
-          + ("grade call -> result JSON" if report["broker"].startswith("none") else "submit -> result in the database"))
+    print(
+        f"broker {report['broker']}, {report['repeats']} submissions per lab, "
+        + ("grade call -> result JSON" if report["broker"].startswith("none") else "submit -> result in the database")
+    )
     print(f"{'':32}{'p50 s':>8}{'p95 s':>8}{'p50/floor':>11}{'p95/floor':>11}  verdicts")
-    print(f"{'floor: sandboxed import torch':<32}{floor['p50_s']:>8.3f}{floor['p95_s']:>8.3f}"
-          f"{1.0:>11.2f}{floor['p95_s'] / floor['p50_s']:>11.2f}")
+    print(
+        f"{'floor: sandboxed import torch':<32}{floor['p50_s']:>8.3f}{floor['p95_s']:>8.3f}"
+        f"{1.0:>11.2f}{floor['p95_s'] / floor['p50_s']:>11.2f}"
+    )
     for slug, figures in report["labs"].items():
-        print(f"{slug:<32}{figures['p50_s']:>8.3f}{figures['p95_s']:>8.3f}{figures['p50_over_floor']:>11.2f}"
-              f"{figures['p95_over_floor']:>11.2f}  {', '.join(figures['verdicts'])}")
+        print(
+            f"{slug:<32}{figures['p50_s']:>8.3f}{figures['p95_s']:>8.3f}{figures['p50_over_floor']:>11.2f}"
+            f"{figures['p95_over_floor']:>11.2f}  {', '.join(figures['verdicts'])}"
+        )
 
 
 if __name__ == "__main__":

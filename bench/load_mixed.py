@@ -18,12 +18,13 @@ of request, the time to drain the queue, and /healthz; and, as the floor under p
 (the lightest page) beside the static file on the idle site.
 Target: 0 5xx, 0 lost, workers up, page p95 <= 3x static p95.
 """
+
 import argparse
 import http.cookiejar
+import multiprocessing
 import random
 import re
 import statistics
-import multiprocessing
 import time
 import urllib.error
 import urllib.parse
@@ -31,8 +32,9 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-REFERENCE = (Path(__file__).resolve().parent.parent / "gpu_worker" / "graders" / "fixtures" / "kv-sizing"
-             / "reference.py")
+REFERENCE = (
+    Path(__file__).resolve().parent.parent / "gpu_worker" / "graders" / "fixtures" / "kv-sizing" / "reference.py"
+)
 PASSWORD = "Quartz-river-8271"  # unlike every bench username, so the similarity check never refuses it
 
 
@@ -81,8 +83,9 @@ class Learner:
         self.base, self.stats = base, stats
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
 
-    def request(self, path: str, data: dict | None = None, static: bool = False,
-                htmx: bool = False) -> tuple[int, str, str]:
+    def request(
+        self, path: str, data: dict | None = None, static: bool = False, htmx: bool = False
+    ) -> tuple[int, str, str]:
         """(status, body, final URL); status 0 when the connection failed. `htmx`: ask as the page's
         htmx does (its posts and polls), for the fragment a browser swaps in rather than a whole page."""
         body = urllib.parse.urlencode(data).encode() if data is not None else None
@@ -102,12 +105,17 @@ class Learner:
         _, page, _ = self.request(path)
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
         extra = {"round": m.group(1)} if (m := re.search(r'name="round" value="([^"]*)"', page)) else {}
-        return self.request(path if "action" not in fields else fields.pop("action"),
-                            {"csrfmiddlewaretoken": token.group(1) if token else "", **extra, **fields}, htmx=htmx)
+        return self.request(
+            path if "action" not in fields else fields.pop("action"),
+            {"csrfmiddlewaretoken": token.group(1) if token else "", **extra, **fields},
+            htmx=htmx,
+        )
 
     def sign_up(self, name: str) -> None:
-        status, _, url = self.form("/accounts/signup/", {"username": name, "email": f"{name}@example.com",
-                                                         "password1": PASSWORD, "password2": PASSWORD})
+        status, _, url = self.form(
+            "/accounts/signup/",
+            {"username": name, "email": f"{name}@example.com", "password1": PASSWORD, "password2": PASSWORD},
+        )
         if status != 200 or "/signup/" in url:
             raise SystemExit(f"could not sign up {name} (HTTP {status}); is `make run` up at {self.base}?")
 
@@ -136,9 +144,11 @@ def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int, 
         round_ = re.search(r'name="round" value="([^"]*)"', page)
         if status != 200 or not (choice and token and round_):
             continue
-        answered, _, _ = learner.request(path + "answer/", {"csrfmiddlewaretoken": token.group(1),
-                                                            "round": round_.group(1), "choice": choice.group(1)},
-                                      htmx=True)
+        answered, _, _ = learner.request(
+            path + "answer/",
+            {"csrfmiddlewaretoken": token.group(1), "round": round_.group(1), "choice": choice.group(1)},
+            htmx=True,
+        )
         if not 200 <= answered < 300:
             learner.stats.lost_answers += 1
         reading = reader.uniform(0.5, 1.5) / pace if pace else 0.2
@@ -156,8 +166,11 @@ def lab_loop(learner: Learner, source: str, until: float, offset: int) -> None:
     shown = ""  # the panel's state as the page's script tracks it: which run, and whether it is done
     while time.monotonic() < until:
         started = time.monotonic()
-        status, panel, _ = learner.request("/labs/kv-sizing/", {"csrfmiddlewaretoken": token.group(1) if token else "",
-                                                                "mode": "submit", "source": source}, htmx=True)
+        status, panel, _ = learner.request(
+            "/labs/kv-sizing/",
+            {"csrfmiddlewaretoken": token.group(1) if token else "", "mode": "submit", "source": source},
+            htmx=True,
+        )
         sent = re.search(r'href="(/labs/submissions/\d+/)"', panel)
         if status == 200 and sent:
             learner.stats.runs.append(sent.group(1))
@@ -203,8 +216,17 @@ def drain(learner: Learner, timeout: float) -> None:
     stats.drain_s, stats.never_graded = time.monotonic() - started, len(waiting)
 
 
-def act(role: str, number: int, base: str, name: str, quizzes: list[str], args: argparse.Namespace,
-        seconds: float, ready, results) -> None:
+def act(
+    role: str,
+    number: int,
+    base: str,
+    name: str,
+    quizzes: list[str],
+    args: argparse.Namespace,
+    seconds: float,
+    ready,
+    results,
+) -> None:
     """One browser of the class, in its own process: sign up, wait for the others, play `role`, send back figures."""
     learner = Learner(base, Stats())
     try:
@@ -233,9 +255,14 @@ def play(roles: list[str], base: str, tag: str, quizzes: list[str], args, second
     """Run one process per role for `seconds` and add up what they measured."""
     context = multiprocessing.get_context("spawn")  # a clean interpreter each, as a browser is its own program
     ready, results = context.Barrier(len(roles)), context.Queue()
-    processes = [context.Process(target=act, args=(role, n, base, f"load-{tag}-{role}-{n}", quizzes, args,
-                                                   seconds, ready, results), daemon=True)
-                 for n, role in enumerate(roles)]
+    processes = [
+        context.Process(
+            target=act,
+            args=(role, n, base, f"load-{tag}-{role}-{n}", quizzes, args, seconds, ready, results),
+            daemon=True,
+        )
+        for n, role in enumerate(roles)
+    ]
     for process in processes:
         process.start()
     total = Stats()
@@ -258,9 +285,13 @@ def main() -> None:
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--seconds", type=float, default=40)
     parser.add_argument("--drill-learners", type=int, default=8)
-    parser.add_argument("--pace", type=float, default=1.3,
-                        help="answers a second per drill learner (1.3: the class this was first measured with, "
-                             "418 answers in 40 s from 8 learners; 0: as fast as the site answers)")
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=1.3,
+        help="answers a second per drill learner (1.3: the class this was first measured with, "
+        "418 answers in 40 s from 8 learners; 0: as fast as the site answers)",
+    )
     parser.add_argument("--lab-learners", type=int, default=3)
     parser.add_argument("--drain-timeout", type=float, default=600)
     args = parser.parse_args()
@@ -272,28 +303,45 @@ def main() -> None:
         raise SystemExit("no quiz drills found under /drills/; was the course content loaded?")
     form, form_static = lightest_page(base)
     idle = play(["idle-drill", "static"], base, tag + "i", quizzes, args, 8)
-    print(f"load: {args.drill_learners} learners on {len(quizzes)} quiz drills "
-          f"({f'{args.pace:g} answers/s each' if args.pace else 'flat out'}), {args.lab_learners} resubmitting "
-          f"kv-sizing every second, {args.seconds:g} s against {base}, one process each", flush=True)
-    load = play(["drill"] * args.drill_learners + ["lab"] * args.lab_learners + ["static"], base, tag, quizzes,
-                args, args.seconds)
+    print(
+        f"load: {args.drill_learners} learners on {len(quizzes)} quiz drills "
+        f"({f'{args.pace:g} answers/s each' if args.pace else 'flat out'}), {args.lab_learners} resubmitting "
+        f"kv-sizing every second, {args.seconds:g} s against {base}, one process each",
+        flush=True,
+    )
+    load = play(
+        ["drill"] * args.drill_learners + ["lab"] * args.lab_learners + ["static"],
+        base,
+        tag,
+        quizzes,
+        args,
+        args.seconds,
+    )
     health_status, health, _ = scout.request("/healthz")
     page95, static95 = pct(load.page_s, 95), pct(load.static_s, 95)
     idle_page95, idle_static95 = pct(idle.page_s, 95), pct(idle.static_s, 95)
     print(f"requests           {load.requests}  (5xx or no answer: {load.server_errors})")
-    print(f"lost answers       {load.lost_answers + load.never_graded}  (drill answers without a 2xx: "
-          f"{load.lost_answers}; runs never graded: {load.never_graded} of {len(load.runs)})")
+    print(
+        f"lost answers       {load.lost_answers + load.never_graded}  (drill answers without a 2xx: "
+        f"{load.lost_answers}; runs never graded: {load.never_graded} of {len(load.runs)})"
+    )
     print(f"verdicts           {load.verdicts}")
     print(f"page latency       p50 {pct(load.page_s, 50):.0f} ms  p95 {page95:.0f} ms  ({len(load.page_s)} requests)")
-    print(f"static file        p50 {pct(load.static_s, 50):.0f} ms  p95 {static95:.0f} ms  "
-          f"({len(load.static_s)} requests)")
+    print(
+        f"static file        p50 {pct(load.static_s, 50):.0f} ms  p95 {static95:.0f} ms  "
+        f"({len(load.static_s)} requests)"
+    )
     print(f"page/static p95    {page95 / static95:.2f}x  (target <= 3x)")
-    print(f"idle site, before  page p95 {idle_page95:.0f} ms, static p95 {idle_static95:.0f} ms: page/static "
-          f"{idle_page95 / idle_static95:.2f}x; the load made pages {page95 / idle_page95:.2f}x "
-          f"and the static file {static95 / idle_static95:.2f}x slower at p95")
+    print(
+        f"idle site, before  page p95 {idle_page95:.0f} ms, static p95 {idle_static95:.0f} ms: page/static "
+        f"{idle_page95 / idle_static95:.2f}x; the load made pages {page95 / idle_page95:.2f}x "
+        f"and the static file {static95 / idle_static95:.2f}x slower at p95"
+    )
     form95, form_static95 = pct(form.page_s, 95), pct(form_static.static_s, 95)
-    print(f"lightest page      the login form, idle, one client: p95 {form95:.1f} ms beside the static file's "
-          f"{form_static95:.1f} ms, {form95 / form_static95:.2f}x (every other page does more)")
+    print(
+        f"lightest page      the login form, idle, one client: p95 {form95:.1f} ms beside the static file's "
+        f"{form_static95:.1f} ms, {form95 / form_static95:.2f}x (every other page does more)"
+    )
     print("by request         p50 / p95 ms, count")
     for kind, values in sorted(load.by_kind.items(), key=lambda item: -pct(item[1], 95) if len(item[1]) > 1 else 0):
         if len(values) > 1:

@@ -1,5 +1,6 @@
 """Who may reach a cohort: its instructors, and superusers for every cohort; anyone else gets 404.
 Also how a cohort action that a service refuses answers: the reason as a message, back to a page."""
+
 from functools import wraps
 
 from django.contrib import messages

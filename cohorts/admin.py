@@ -1,4 +1,5 @@
 """Cohorts in the Django admin (site admins fix what the pages cannot)."""
+
 from django.contrib import admin
 
 from cohorts.models import Cohort, CohortLab, Invitation, Membership, ScoreOverride

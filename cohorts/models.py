@@ -1,4 +1,5 @@
 """Cohorts: their rosters, invitations, the terms each lab has in a cohort, and score overrides with an audit trail."""
+
 import secrets
 
 from django.conf import settings
@@ -26,8 +27,7 @@ class Cohort(models.Model):
     name = models.CharField(max_length=120)
     join_code = models.CharField(max_length=16, unique=True, default=new_join_code)
     instructors = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="cohorts_taught")
-    learners = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership",
-                                      related_name="cohorts_joined")
+    learners = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="cohorts_joined")
     drill_weight = models.FloatField(default=0.0, help_text="Weight of the mean drill mastery in the total.")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -72,10 +72,12 @@ class Invitation(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["cohort", "email"], condition=Q(status="pending"),
-                                    name="invitation_one_pending_per_email"),
-            models.CheckConstraint(condition=Q(status__in=["pending", "accepted", "declined", "withdrawn"]),
-                                   name="invitation_status_valid"),
+            models.UniqueConstraint(
+                fields=["cohort", "email"], condition=Q(status="pending"), name="invitation_one_pending_per_email"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "accepted", "declined", "withdrawn"]), name="invitation_status_valid"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -96,11 +98,14 @@ class CohortLab(models.Model):
         ordering = ["lab_slug"]
         constraints = [
             models.UniqueConstraint(fields=["cohort", "lab_slug"], name="lab_policy_once_per_cohort"),
-            models.CheckConstraint(condition=Q(percent_per_day__gte=0, percent_per_day__lte=100),
-                                   name="lab_policy_percent_0_100"),
+            models.CheckConstraint(
+                condition=Q(percent_per_day__gte=0, percent_per_day__lte=100), name="lab_policy_percent_0_100"
+            ),
             models.CheckConstraint(condition=Q(weight__gte=0), name="lab_policy_weight_gte_0"),
-            models.CheckConstraint(condition=Q(late_due_at__isnull=True) | Q(due_at__isnull=False, late_due_at__gte=models.F("due_at")),
-                                   name="lab_policy_late_after_due"),
+            models.CheckConstraint(
+                condition=Q(late_due_at__isnull=True) | Q(due_at__isnull=False, late_due_at__gte=models.F("due_at")),
+                name="lab_policy_late_after_due",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -123,22 +128,33 @@ class ScoreOverride(models.Model):
     reason = models.TextField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
-    undone_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                  related_name="+")
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     undone_at = models.DateTimeField(null=True, blank=True)
-    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                      help_text="The override that replaced this one, when a newer one did.")
+    superseded_by = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The override that replaced this one, when a newer one did.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["cohort", "learner"], name="override_cohort_learner")]
         constraints = [
             # Two live overrides of one target would leave the grade to whichever sorts last.
-            models.UniqueConstraint(fields=["cohort", "learner", "kind", "target_slug"],
-                                    condition=Q(undone_at__isnull=True), name="override_one_active_per_target"),
+            models.UniqueConstraint(
+                fields=["cohort", "learner", "kind", "target_slug"],
+                condition=Q(undone_at__isnull=True),
+                name="override_one_active_per_target",
+            ),
             models.CheckConstraint(condition=Q(kind__in=["lab", "module"]), name="override_kind_valid"),
-            models.CheckConstraint(condition=Q(score__gte=0, score__lte=models.F("max_score")),
-                                   name="override_score_in_range"),
+            models.CheckConstraint(
+                condition=Q(score__gte=0, score__lte=models.F("max_score")), name="override_score_in_range"
+            ),
         ]
 
     def __str__(self) -> str:

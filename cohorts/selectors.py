@@ -1,4 +1,5 @@
 """Reads of cohorts: which a user teaches, rosters, invitations, members and the override audit."""
+
 from django.db.models import Count, QuerySet
 
 from cohorts.models import Cohort, Invitation, Membership, ScoreOverride
@@ -20,8 +21,9 @@ def invitations_for(*, user) -> QuerySet[Invitation]:
     """The pending invitations addressed to the signed-in user's e-mail (none without one)."""
     if not user.is_authenticated or not user.email:
         return Invitation.objects.none()
-    return (Invitation.objects.filter(status=Invitation.Status.PENDING, email__iexact=user.email)
-            .select_related("cohort", "invited_by"))
+    return Invitation.objects.filter(status=Invitation.Status.PENDING, email__iexact=user.email).select_related(
+        "cohort", "invited_by"
+    )
 
 
 def member_or_none(*, cohort: Cohort, learner_id: int):

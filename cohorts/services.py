@@ -1,4 +1,5 @@
 """Writes of cohorts: rosters, join codes, invitations, each lab's terms, drill weight and score overrides."""
+
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -45,20 +46,25 @@ def invitation_create(*, cohort: Cohort, email: str, by, join_url: str) -> Invit
     email = email.strip().lower()
     if Membership.objects.filter(cohort=cohort, learner__email__iexact=email).exists():
         return None
-    invitation, created = Invitation.objects.get_or_create(cohort=cohort, email=email, status=Invitation.Status.PENDING,
-                                                           defaults={"invited_by": by})
+    invitation, created = Invitation.objects.get_or_create(
+        cohort=cohort, email=email, status=Invitation.Status.PENDING, defaults={"invited_by": by}
+    )
     if created:
-        body = (f"{by.get_username()} invited you to the cohort {cohort.name}.\n\n"
-                f"Sign in (or sign up) with this address, then accept or decline at {join_url}\n"
-                f"Nothing is shared with the cohort's instructors unless you accept.")
-        transaction.on_commit(lambda: send_mail(f"Invitation to {cohort.name}", body, None, [email],
-                                                fail_silently=True))
+        body = (
+            f"{by.get_username()} invited you to the cohort {cohort.name}.\n\n"
+            f"Sign in (or sign up) with this address, then accept or decline at {join_url}\n"
+            f"Nothing is shared with the cohort's instructors unless you accept."
+        )
+        transaction.on_commit(
+            lambda: send_mail(f"Invitation to {cohort.name}", body, None, [email], fail_silently=True)
+        )
     return invitation
 
 
 def invitation_withdraw(*, cohort: Cohort, invitation_id: int) -> None:
     changed = Invitation.objects.filter(cohort=cohort, pk=invitation_id, status=Invitation.Status.PENDING).update(
-        status=Invitation.Status.WITHDRAWN, answered_at=timezone.now())
+        status=Invitation.Status.WITHDRAWN, answered_at=timezone.now()
+    )
     if not changed:
         raise ActionRefused("That invitation is not pending any more.")
 
@@ -66,9 +72,12 @@ def invitation_withdraw(*, cohort: Cohort, invitation_id: int) -> None:
 def invitation_answer(*, user, invitation_id: int, accept: bool) -> Invitation:
     """Accept (join the cohort) or decline one of `user`'s pending invitations; ActionRefused if it is not theirs."""
     with transaction.atomic():
-        invitation = (Invitation.objects.select_for_update().select_related("cohort")
-                      .filter(pk=invitation_id, status=Invitation.Status.PENDING, email__iexact=user.email or "-")
-                      .first())
+        invitation = (
+            Invitation.objects.select_for_update()
+            .select_related("cohort")
+            .filter(pk=invitation_id, status=Invitation.Status.PENDING, email__iexact=user.email or "-")
+            .first()
+        )
         if invitation is None or not user.email:
             raise ActionRefused("No such invitation is waiting for you.")
         if accept:
@@ -85,14 +94,17 @@ def learner_remove(*, cohort: Cohort, learner_id: int) -> None:
         raise ActionRefused("That learner is not in this cohort.")
 
 
-def cohort_lab_set(*, cohort: Cohort, lab_slug: str, due_at, late_due_at, percent_per_day: float, weight: float,
-                   known_labs) -> CohortLab:
+def cohort_lab_set(
+    *, cohort: Cohort, lab_slug: str, due_at, late_due_at, percent_per_day: float, weight: float, known_labs
+) -> CohortLab:
     """Set one lab's terms in a cohort; `known_labs` are the catalogue's slugs (the caller reads them)."""
     if lab_slug not in known_labs:
         raise ActionRefused(f"There is no lab {lab_slug!r}.")
     terms, _ = CohortLab.objects.update_or_create(
-        cohort=cohort, lab_slug=lab_slug,
-        defaults={"due_at": due_at, "late_due_at": late_due_at, "percent_per_day": percent_per_day, "weight": weight})
+        cohort=cohort,
+        lab_slug=lab_slug,
+        defaults={"due_at": due_at, "late_due_at": late_due_at, "percent_per_day": percent_per_day, "weight": weight},
+    )
     return terms
 
 
@@ -108,8 +120,9 @@ def _member(cohort: Cohort, learner_id: int):
     return membership.learner
 
 
-def override_create(*, cohort: Cohort, learner_id: int, kind: str, target_slug: str, score: float,
-                    max_score: float, reason: str, by) -> ScoreOverride:
+def override_create(
+    *, cohort: Cohort, learner_id: int, kind: str, target_slug: str, score: float, max_score: float, reason: str, by
+) -> ScoreOverride:
     """A new active override; an active one of the same target is superseded (undone, pointing at the new one).
 
     The returned override carries `replaced`: the one it superseded, or None."""
@@ -120,21 +133,32 @@ def override_create(*, cohort: Cohort, learner_id: int, kind: str, target_slug: 
         raise ActionRefused(f"The score must be between 0 and {max_score:g}.")
     try:
         with transaction.atomic():
-            previous = (ScoreOverride.objects.select_for_update()
-                        .filter(cohort=cohort, learner=learner, kind=kind, target_slug=target_slug,
-                                undone_at__isnull=True).first())
+            previous = (
+                ScoreOverride.objects.select_for_update()
+                .filter(cohort=cohort, learner=learner, kind=kind, target_slug=target_slug, undone_at__isnull=True)
+                .first()
+            )
             if previous is not None:
                 previous.undone_at, previous.undone_by = timezone.now(), by
                 previous.save(update_fields=["undone_at", "undone_by"])
-            override = ScoreOverride.objects.create(cohort=cohort, learner=learner, kind=kind, target_slug=target_slug,
-                                                    score=score, max_score=max_score, reason=reason.strip(),
-                                                    created_by=by)
+            override = ScoreOverride.objects.create(
+                cohort=cohort,
+                learner=learner,
+                kind=kind,
+                target_slug=target_slug,
+                score=score,
+                max_score=max_score,
+                reason=reason.strip(),
+                created_by=by,
+            )
             if previous is not None:
                 previous.superseded_by = override
                 previous.save(update_fields=["superseded_by"])
     except IntegrityError:  # another instructor saved one for the same target at the same instant
-        raise ActionRefused(f"Another override of {kind} {target_slug} for {learner.username} was saved at the "
-                            "same moment; reload the page to see it, then try again.")
+        raise ActionRefused(
+            f"Another override of {kind} {target_slug} for {learner.username} was saved at the "
+            "same moment; reload the page to see it, then try again."
+        ) from None
     override.replaced = previous
     return override
 

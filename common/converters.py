@@ -1,4 +1,5 @@
 """Path converters: `<id:...>` matches a database id, so a number past the 64-bit range is a 404, not a 500."""
+
 from django.urls import register_converter
 
 MAX_ID = 2**63 - 1  # the largest primary key PostgreSQL and SQLite store

@@ -4,6 +4,7 @@ A NUL character (PostgreSQL text cannot hold one) or bytes that are not UTF-8 in
 body (urlencoded or multipart, whatever charset it declares) or a JSON body answer 400, so no view ever
 stores mangled or Latin-1 text.
 """
+
 from urllib.parse import unquote_to_bytes
 
 from django.http import HttpResponseBadRequest
@@ -36,8 +37,9 @@ def _multipart_ok(request) -> bool:
     # errors="replace" (bad bytes arrive as U+FFFD): refuse any other charset, then look for U+FFFD.
     if (request.encoding or "utf-8").lower().replace("_", "-") not in ("utf-8", "utf8"):
         return False
-    return not any("\x00" in text or "\ufffd" in text
-                   for name, values in request.POST.lists() for text in [name, *values])
+    return not any(
+        "\x00" in text or "\ufffd" in text for name, values in request.POST.lists() for text in [name, *values]
+    )
 
 
 def _problem(request) -> str | None:

@@ -1,4 +1,5 @@
 """A page whose `#outcome` part polls itself with htmx until its run finishes (a lab submission, an experiment)."""
+
 from django.shortcuts import render
 from django_htmx.http import HttpResponseStopPolling
 

@@ -20,6 +20,7 @@ Every entry also expires (`TIMEOUT_S`), which bounds what a write that bypasses 
 (a bulk `update()`) can leave stale. With `READ_CACHE` off (no Redis: each process would have a
 cache of its own, blind to the others' writes) every read goes to the database.
 """
+
 import secrets
 import time
 from collections.abc import Callable
@@ -107,6 +108,7 @@ def remember_content(name: str, compute: Callable[[], T]) -> T:
 
 def content_changed() -> None:
     """Drills or labs were written: every `content_key` entry is stale from now (and again at commit)."""
+
     def new_generation():
         generation = secrets.token_hex(4)
         cache.set(_GENERATION, generation, None)

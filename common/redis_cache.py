@@ -6,6 +6,7 @@ machines). Every page reads its session, its user and the review badge from the 
 client is now made once per pool and kept: `redis.Redis` objects are safe to share, each command
 borrows a connection from the pool.
 """
+
 from django.core.cache.backends import redis
 
 

@@ -7,9 +7,11 @@ arguments, the app namespace it is asked from, the URLconf and the script prefix
 under, so all of these make the key, and a URL is reversed once per process. Only plain str and int
 arguments are remembered; anything else is reversed every time.
 """
+
 from django import template
 from django.conf import settings
-from django.template.defaulttags import URLNode, url as django_url
+from django.template.defaulttags import URLNode
+from django.template.defaulttags import url as django_url
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils.html import conditional_escape
 
@@ -25,8 +27,14 @@ def reverse_cached(viewname: str, args=(), kwargs=None, current_app: str | None 
     values = [*args, *kwargs.values()]
     if not all(type(value) in (str, int) for value in values):
         return reverse(viewname, args=args, kwargs=kwargs, current_app=current_app)
-    key = (get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF, current_app, viewname, tuple(args),
-           tuple(sorted(kwargs.items())))
+    key = (
+        get_script_prefix(),
+        get_urlconf() or settings.ROOT_URLCONF,
+        current_app,
+        viewname,
+        tuple(args),
+        tuple(sorted(kwargs.items())),
+    )
     found = _remembered.get(key)
     if found is None:
         found = reverse(viewname, args=args, kwargs=kwargs, current_app=current_app)
@@ -47,9 +55,12 @@ def _current_app(context) -> str | None:
 class RememberedURLNode(URLNode):
     def render(self, context):
         try:
-            found = reverse_cached(self.view_name.resolve(context), [arg.resolve(context) for arg in self.args],
-                                   {name: value.resolve(context) for name, value in self.kwargs.items()},
-                                   _current_app(context))
+            found = reverse_cached(
+                self.view_name.resolve(context),
+                [arg.resolve(context) for arg in self.args],
+                {name: value.resolve(context) for name, value in self.kwargs.items()},
+                _current_app(context),
+            )
         except NoReverseMatch:
             if self.asvar is None:
                 raise

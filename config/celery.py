@@ -1,4 +1,5 @@
 """The web side's Celery app: tasks on the web queue; the grading workers are reached by task name."""
+
 import os
 
 import django  # noqa: F401  (first: gpu_worker keeps Django out of processes that import it before Django)

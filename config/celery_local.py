@@ -4,6 +4,7 @@
 workers on the grading queue), so a run's status reaches the page while another run is graded.
 Start it with `celery -A config.celery_local worker -Q gpu,default --pool=solo`.
 """
+
 import gpu_worker.heartbeat  # noqa: F401  (beats once the worker is ready)
 from gpu_worker.celery_app import apply_worker_settings
 from gpu_worker.experiment_runner.task import register_experiment_tasks

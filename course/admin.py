@@ -1,4 +1,5 @@
 """Admin views of the course; content itself is edited in course/content and loaded with load_course."""
+
 from django.contrib import admin
 
 from .models import Module, Section, SectionRead

@@ -1,5 +1,6 @@
 """`python -m course.check_content [content_dir]`: read every module as `load_course` does, recomputing each
 worked example, without touching the database; prints what it checked, or the first problem."""
+
 import sys
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Reads and validates the content folders into plain data; nothing here touches the database."""
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,7 @@ def _render(label: str, field_name: str):
             return render_markdown(text)
         except UnknownWidget as error:
             raise ContentError(label, str(error), field=field_name) from None
+
     return render
 
 
@@ -112,28 +114,41 @@ def read_sections(folder: Path, label: str) -> tuple[list[ParsedSection], list[s
 def read_module(folder: Path, seen: dict[str, set[str]]) -> ParsedModule:
     label = folder.name
     number, folder_slug = MODULE_DIR.match(folder.name).groups()
-    meta = check_module_yaml(f"{label}/module.yaml", read_yaml(folder / "module.yaml", f"{label}/module.yaml"),
-                             folder_slug, int(number))
+    meta = check_module_yaml(
+        f"{label}/module.yaml", read_yaml(folder / "module.yaml", f"{label}/module.yaml"), folder_slug, int(number)
+    )
     sections, placed = read_sections(folder, label)
     for name in meta["widgets"]:
         if name not in placed:  # listed but never placed: show it after the first section's text
             sections[0].body_html += widget_html(name)
     widgets = list(dict.fromkeys(meta["widgets"] + placed))
     module = ParsedModule(
-        slug=meta["slug"], title=meta["title"], order=meta["order"], tagline=meta["tagline"],
-        bound_resource=meta["bound_resource"], bound_technique=meta["bound_technique"],
+        slug=meta["slug"],
+        title=meta["title"],
+        order=meta["order"],
+        tagline=meta["tagline"],
+        bound_resource=meta["bound_resource"],
+        bound_technique=meta["bound_technique"],
         summary_html=_render(f"{label}/module.yaml", "bound.summary")(meta["summary"]),
-        labs=meta["labs"], widgets=widgets, sources=meta["sources"], sections=sections)
+        labs=meta["labs"],
+        widgets=widgets,
+        sources=meta["sources"],
+        sections=sections,
+    )
     section_slugs = {section.slug for section in sections}
     for kind, check in exercise_schema.KINDS.items():
         file_label = f"{label}/{kind}.yaml"
         data = read_yaml(folder / f"{kind}.yaml", file_label)
-        module.exercises[kind] = check(file_label, data, section_slugs, _render(file_label, kind),
-                                       seen.setdefault(kind, set()))
+        module.exercises[kind] = check(
+            file_label, data, section_slugs, _render(file_label, kind), seen.setdefault(kind, set())
+        )
     if (folder / "worked.yaml").is_file():  # optional: recomputed here, so a wrong figure fails the load
         file_label = f"{label}/worked.yaml"
-        module.worked = worked_check.check_worked(file_label, read_yaml(folder / "worked.yaml", file_label),
-                                                  {section.slug: section.markdown for section in sections})
+        module.worked = worked_check.check_worked(
+            file_label,
+            read_yaml(folder / "worked.yaml", file_label),
+            {section.slug: section.markdown for section in sections},
+        )
     return module
 
 
@@ -145,6 +160,7 @@ def read_course(root: Path | str | None = None) -> list[ParsedModule]:
     orders = [module.order for module in modules]
     for module in modules:
         if orders.count(module.order) > 1:
-            raise ContentError(f"{module.order:02d}-{module.slug}/module.yaml", "another module has this order",
-                               field="order")
+            raise ContentError(
+                f"{module.order:02d}-{module.slug}/module.yaml", "another module has this order", field="order"
+            )
     return modules

@@ -1,4 +1,5 @@
 """Validation of parsed content files (CONTENT_SCHEMA.md); every error names file, item and field."""
+
 import re
 
 from gpu_worker import contract
@@ -134,10 +135,18 @@ def check_module_yaml(file, data, folder_slug: str, folder_order: int) -> dict:
     for index, widget in enumerate(widgets, start=1):
         if widget not in WIDGETS:
             check.fail(f"widgets[{index}]", f"{widget!r} is not one of {', '.join(sorted(WIDGETS))}")
-    return {"slug": slug, "title": check.text("title"), "order": order, "tagline": check.text("tagline"),
-            "bound_resource": bound.choice("resource", RESOURCES), "bound_technique": bound.text("technique"),
-            "summary": bound.text("summary"), "labs": labs, "widgets": widgets,
-            "sources": check_sources(file, check.items("sources", required=False))}
+    return {
+        "slug": slug,
+        "title": check.text("title"),
+        "order": order,
+        "tagline": check.text("tagline"),
+        "bound_resource": bound.choice("resource", RESOURCES),
+        "bound_technique": bound.text("technique"),
+        "summary": bound.text("summary"),
+        "labs": labs,
+        "widgets": widgets,
+        "sources": check_sources(file, check.items("sources", required=False)),
+    }
 
 
 def check_sources(file, raw_sources: list) -> list[dict]:

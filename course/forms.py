@@ -1,4 +1,5 @@
 """Input of the KV cache calculator endpoint."""
+
 from django import forms
 
 
@@ -34,10 +35,15 @@ class KvCalculatorForm(forms.Form):
         config = {key: data[key] for key in ("num_hidden_layers", "num_attention_heads", "hidden_size")}
         config["num_key_value_heads"] = data["num_key_value_heads"]
         config["head_dim"] = data["head_dim"]
-        return {"config": config, "dtype_bytes": data["dtype_bytes"],
-                "gpu_memory_bytes": round(data["gpu_memory_gib"] * (1 << 30)),
-                "gpu_memory_utilization": data["gpu_memory_utilization"],
-                "weight_bytes": round(data["weight_gb"] * 1e9),
-                "activation_bytes": round(data["activation_gib"] * (1 << 30)),
-                "block_size": data["block_size"], "max_model_len": data["max_model_len"],
-                "context_len": data["context_len"], "batch": data["batch"]}
+        return {
+            "config": config,
+            "dtype_bytes": data["dtype_bytes"],
+            "gpu_memory_bytes": round(data["gpu_memory_gib"] * (1 << 30)),
+            "gpu_memory_utilization": data["gpu_memory_utilization"],
+            "weight_bytes": round(data["weight_gb"] * 1e9),
+            "activation_bytes": round(data["activation_gib"] * (1 << 30)),
+            "block_size": data["block_size"],
+            "max_model_len": data["max_model_len"],
+            "context_len": data["context_len"],
+            "batch": data["batch"],
+        }

@@ -1,4 +1,5 @@
 """KV-cache sizing for the calculator widget: the kv-sizing lab's formulas plus the waste comparison."""
+
 import math
 
 # The lab's reference formulas, written once in the contract; callers use them through this module too.
@@ -10,27 +11,72 @@ GIB = 1 << 30
 
 
 PRESETS = {
-    "llama-3-8b": {"label": "Llama-3-8B (GQA)", "num_hidden_layers": 32, "num_attention_heads": 32,
-                   "num_key_value_heads": 8, "hidden_size": 4096, "head_dim": None, "params_b": 8.03},
-    "llama-3-70b": {"label": "Llama-3-70B (GQA)", "num_hidden_layers": 80, "num_attention_heads": 64,
-                    "num_key_value_heads": 8, "hidden_size": 8192, "head_dim": None, "params_b": 70.6},
-    "mistral-7b": {"label": "Mistral-7B (GQA)", "num_hidden_layers": 32, "num_attention_heads": 32,
-                   "num_key_value_heads": 8, "hidden_size": 4096, "head_dim": None, "params_b": 7.24},
-    "falcon-7b": {"label": "Falcon-7B (MQA)", "num_hidden_layers": 32, "num_attention_heads": 71,
-                  "num_key_value_heads": 1, "hidden_size": 4544, "head_dim": None, "params_b": 7.22},
-    "gemma-7b": {"label": "Gemma-7B (explicit head_dim 256)", "num_hidden_layers": 28,
-                 "num_attention_heads": 16, "num_key_value_heads": 16, "hidden_size": 3072,
-                 "head_dim": 256, "params_b": 8.54},
+    "llama-3-8b": {
+        "label": "Llama-3-8B (GQA)",
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "hidden_size": 4096,
+        "head_dim": None,
+        "params_b": 8.03,
+    },
+    "llama-3-70b": {
+        "label": "Llama-3-70B (GQA)",
+        "num_hidden_layers": 80,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "hidden_size": 8192,
+        "head_dim": None,
+        "params_b": 70.6,
+    },
+    "mistral-7b": {
+        "label": "Mistral-7B (GQA)",
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "hidden_size": 4096,
+        "head_dim": None,
+        "params_b": 7.24,
+    },
+    "falcon-7b": {
+        "label": "Falcon-7B (MQA)",
+        "num_hidden_layers": 32,
+        "num_attention_heads": 71,
+        "num_key_value_heads": 1,
+        "hidden_size": 4544,
+        "head_dim": None,
+        "params_b": 7.22,
+    },
+    "gemma-7b": {
+        "label": "Gemma-7B (explicit head_dim 256)",
+        "num_hidden_layers": 28,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "hidden_size": 3072,
+        "head_dim": 256,
+        "params_b": 8.54,
+    },
 }
 
 
-def kv_report(*, config: dict, dtype_bytes: int, gpu_memory_bytes: int, gpu_memory_utilization: float,
-              weight_bytes: int, activation_bytes: int, block_size: int, max_model_len: int,
-              context_len: int, batch: int) -> dict:
+def kv_report(
+    *,
+    config: dict,
+    dtype_bytes: int,
+    gpu_memory_bytes: int,
+    gpu_memory_utilization: float,
+    weight_bytes: int,
+    activation_bytes: int,
+    block_size: int,
+    max_model_len: int,
+    context_len: int,
+    batch: int,
+) -> dict:
     """Every figure the calculator shows, from one set of inputs (all integers are bytes or counts)."""
     per_token = kv_bytes_per_token(config, dtype_bytes)
-    blocks = num_gpu_blocks(gpu_memory_bytes, gpu_memory_utilization, weight_bytes, activation_bytes,
-                            block_size, per_token)
+    blocks = num_gpu_blocks(
+        gpu_memory_bytes, gpu_memory_utilization, weight_bytes, activation_bytes, block_size, per_token
+    )
     blocks_per_seq = math.ceil(context_len / block_size)
     used = batch * context_len * per_token
     contiguous_reserved = batch * max_model_len * per_token

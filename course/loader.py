@@ -1,4 +1,5 @@
 """Writes parsed content into the database in one transaction; the report hands each module's exercises on."""
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -7,8 +8,17 @@ from django.db import transaction
 from .content_reader import ParsedModule, read_course
 from .models import Module, Section
 
-MODULE_FIELDS = ("title", "order", "tagline", "bound_resource", "bound_technique", "summary_html", "labs",
-                 "widgets", "sources")
+MODULE_FIELDS = (
+    "title",
+    "order",
+    "tagline",
+    "bound_resource",
+    "bound_technique",
+    "summary_html",
+    "labs",
+    "widgets",
+    "sources",
+)
 SECTION_FIELDS = ("title", "order", "body_html")
 
 
@@ -22,8 +32,10 @@ class LoadReport:
     exercises: dict[str, dict] = field(default_factory=dict)  # module slug -> its validated exercises, for drills
 
     def summary(self) -> str:
-        return (f"Loaded {self.modules} modules and {self.sections} sections: {len(self.created)} created, "
-                f"{len(self.updated)} updated, {len(self.deleted)} deleted.")
+        return (
+            f"Loaded {self.modules} modules and {self.sections} sections: {len(self.created)} created, "
+            f"{len(self.updated)} updated, {len(self.deleted)} deleted."
+        )
 
 
 def _upsert(model, lookup: dict, values: dict, report: LoadReport, label: str):
@@ -43,12 +55,17 @@ def _upsert(model, lookup: dict, values: dict, report: LoadReport, label: str):
 
 
 def _write_module(parsed: ParsedModule, report: LoadReport) -> None:
-    module = _upsert(Module, {"slug": parsed.slug},
-                     {name: getattr(parsed, name) for name in MODULE_FIELDS}, report, parsed.slug)
+    module = _upsert(
+        Module, {"slug": parsed.slug}, {name: getattr(parsed, name) for name in MODULE_FIELDS}, report, parsed.slug
+    )
     for section in parsed.sections:
-        _upsert(Section, {"module": module, "slug": section.slug},
-                {name: getattr(section, name) for name in SECTION_FIELDS}, report,
-                f"{parsed.slug}/{section.slug}")
+        _upsert(
+            Section,
+            {"module": module, "slug": section.slug},
+            {name: getattr(section, name) for name in SECTION_FIELDS},
+            report,
+            f"{parsed.slug}/{section.slug}",
+        )
     gone = module.sections.exclude(slug__in=[section.slug for section in parsed.sections])
     report.deleted += [f"{parsed.slug}/{slug}" for slug in gone.values_list("slug", flat=True)]
     gone.delete()  # their SectionRead rows go with them; surviving slugs keep theirs

@@ -1,4 +1,5 @@
 """Markdown to sanitized HTML, with `{{ widget:NAME }}` lines turned into widget mount points."""
+
 import re
 
 import markdown as md
@@ -12,9 +13,42 @@ TOKEN = "WIDGET-MOUNT-{}-END"
 TOKEN_PARAGRAPH = re.compile(r"<p>WIDGET-MOUNT-([a-z0-9-]+)-END</p>")
 
 ALLOWED_TAGS = {
-    "p", "br", "hr", "a", "em", "strong", "b", "i", "code", "pre", "kbd", "sub", "sup", "del",
-    "blockquote", "ul", "ol", "li", "dl", "dt", "dd", "h2", "h3", "h4", "h5", "h6",
-    "table", "thead", "tbody", "tr", "th", "td", "caption", "img", "span", "abbr",
+    "p",
+    "br",
+    "hr",
+    "a",
+    "em",
+    "strong",
+    "b",
+    "i",
+    "code",
+    "pre",
+    "kbd",
+    "sub",
+    "sup",
+    "del",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "dl",
+    "dt",
+    "dd",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "caption",
+    "img",
+    "span",
+    "abbr",
 }
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
@@ -66,8 +100,13 @@ def render_markdown(text: str) -> str:
     """
     source, _ = _extract_widgets(text)
     html = _converter().convert(source)
-    clean = nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
-                      url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+    clean = nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer",
+    )
     return TOKEN_PARAGRAPH.sub(lambda m: widget_html(m.group(1)), clean)
 
 

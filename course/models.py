@@ -1,7 +1,7 @@
 """Course modules, their sections, and which sections each learner has read."""
+
 from django.conf import settings
 from django.db import models
-
 
 RESOURCE_LABELS = {
     "kv-memory": "KV-cache memory",
@@ -52,8 +52,7 @@ class Section(models.Model):
 
 
 class SectionRead(models.Model):
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="sections_read")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sections_read")
     section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="reads")
     read_at = models.DateTimeField(auto_now_add=True)
 

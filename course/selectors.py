@@ -1,4 +1,5 @@
 """Reads of the course for its own views and for the drills and instructor apps."""
+
 import re
 from datetime import datetime
 
@@ -27,8 +28,7 @@ def section_url(module_slug: str, section_slug: str) -> str:
 def _read_counts(user) -> dict[str, int]:
     if not getattr(user, "is_authenticated", False):
         return {}
-    rows = (SectionRead.objects.filter(user=user).values("section__module__slug")
-            .annotate(count=Count("id")))
+    rows = SectionRead.objects.filter(user=user).values("section__module__slug").annotate(count=Count("id"))
     return {row["section__module__slug"]: row["count"] for row in rows}
 
 
@@ -39,27 +39,31 @@ def progress_by_module(user, modules=None) -> dict[str, dict]:
     progress = {}
     for module in modules:
         total, done = module.section_count, read.get(module.slug, 0)
-        progress[module.slug] = {"read": done, "total": total,
-                                 "percent": round(100 * done / total) if total else 0}
+        progress[module.slug] = {"read": done, "total": total, "percent": round(100 * done / total) if total else 0}
     return progress
 
 
 def sections_read_counts(user_ids) -> dict[tuple[int, str], int]:
-    rows = (SectionRead.objects.filter(user_id__in=list(user_ids))
-            .values("user_id", "section__module__slug").annotate(count=Count("id")))
+    rows = (
+        SectionRead.objects.filter(user_id__in=list(user_ids))
+        .values("user_id", "section__module__slug")
+        .annotate(count=Count("id"))
+    )
     return {(row["user_id"], row["section__module__slug"]): row["count"] for row in rows}
 
 
 def last_read_at(user_ids) -> dict[int, datetime]:
-    rows = (SectionRead.objects.filter(user_id__in=list(user_ids)).values("user_id")
-            .annotate(last=Max("read_at")))
+    rows = SectionRead.objects.filter(user_id__in=list(user_ids)).values("user_id").annotate(last=Max("read_at"))
     return {row["user_id"]: row["last"] for row in rows}
 
 
 def continue_section(user) -> Section | None:
     """Where to pick up: the first unread section after the last one read; the very first when none."""
-    sections = list(Section.objects.select_related("module").defer("body_html", "module__summary_html")
-                    .order_by("module__order", "order"))
+    sections = list(
+        Section.objects.select_related("module")
+        .defer("body_html", "module__summary_html")
+        .order_by("module__order", "order")
+    )
     if not sections:
         return None
     if not getattr(user, "is_authenticated", False):
@@ -69,7 +73,7 @@ def continue_section(user) -> Section | None:
         return sections[0]
     last_id = max(reads, key=lambda section_id: reads[section_id])
     start = next(index for index, section in enumerate(sections) if section.id == last_id)
-    ordered = sections[start + 1:] + sections[:start]
+    ordered = sections[start + 1 :] + sections[:start]
     return next((section for section in ordered if section.id not in reads), None)
 
 
@@ -78,19 +82,26 @@ def section_page(module: Module, section_slug: str | None, user) -> dict | None:
     sections = list(module.sections.order_by("order"))
     if not sections:
         return None
-    current = sections[0] if section_slug is None else next(
-        (section for section in sections if section.slug == section_slug), None)
+    current = (
+        sections[0]
+        if section_slug is None
+        else next((section for section in sections if section.slug == section_slug), None)
+    )
     if current is None:
         return None
     read_ids = set()
     if getattr(user, "is_authenticated", False):
-        read_ids = set(SectionRead.objects.filter(user=user, section__module=module)
-                       .values_list("section_id", flat=True))
+        read_ids = set(
+            SectionRead.objects.filter(user=user, section__module=module).values_list("section_id", flat=True)
+        )
     index = sections.index(current)
     total = len(sections)
     done = len(read_ids)
     return {
-        "module": module, "sections": sections, "section": current, "read_ids": read_ids,
+        "module": module,
+        "sections": sections,
+        "section": current,
+        "read_ids": read_ids,
         "is_read": current.id in read_ids,
         "previous": sections[index - 1] if index > 0 else None,
         "next": sections[index + 1] if index + 1 < total else None,

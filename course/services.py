@@ -1,4 +1,5 @@
 """Writes to learners' course progress."""
+
 from .models import Section, SectionRead
 
 

@@ -1,4 +1,5 @@
 """Course pages: the home with progress, module sections, mark-read, and the KV calculator endpoint."""
+
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, JsonResponse
@@ -15,8 +16,11 @@ def index(request):
     progress = selectors.progress_by_module(request.user, modules)
     for module in modules:
         module.progress = progress[module.slug]
-    context = {"modules": modules, "continue_section": selectors.continue_section(request.user),
-               "has_progress": any(p["read"] for p in progress.values())}
+    context = {
+        "modules": modules,
+        "continue_section": selectors.continue_section(request.user),
+        "has_progress": any(p["read"] for p in progress.values()),
+    }
     return render(request, "course/index.html", context)
 
 
@@ -61,7 +65,19 @@ def kv_calculator(request):
         return JsonResponse({"errors": {name: errors[0] for name, errors in form.errors.items()}}, status=400)
     arguments = form.report_arguments()
     report = kv_math.kv_report(**arguments)
-    problems = kv_problems(report=report, **{key: arguments[key] for key in (
-        "gpu_memory_bytes", "gpu_memory_utilization", "weight_bytes", "activation_bytes", "batch", "context_len",
-        "max_model_len")})
+    problems = kv_problems(
+        report=report,
+        **{
+            key: arguments[key]
+            for key in (
+                "gpu_memory_bytes",
+                "gpu_memory_utilization",
+                "weight_bytes",
+                "activation_bytes",
+                "batch",
+                "context_len",
+                "max_model_len",
+            )
+        },
+    )
     return JsonResponse({"report": report, "problems": problems})

@@ -1,4 +1,5 @@
 """Arithmetic behind the ring, batching and roofline widgets; the JS mirrors it, tests hold them equal."""
+
 import math
 
 from . import kv_math
@@ -6,7 +7,7 @@ from . import kv_math
 
 def round_half_up(value: float, digits: int) -> float:
     """Rounds as the widgets' JS does (Math.round(value · 10^digits) / 10^digits), so both print the same."""
-    scale = 10 ** digits
+    scale = 10**digits
     return math.floor(value * scale + 0.5) / scale
 
 
@@ -19,8 +20,7 @@ def ring_steps(ranks: int) -> list[dict]:
     steps = []
     for phase, offset in (("scatter-reduce", 0), ("all-gather", 1)):
         for step in range(ranks - 1):
-            sends = [{"rank": r, "chunk": (r + offset - step) % ranks, "to": (r + 1) % ranks}
-                     for r in range(ranks)]
+            sends = [{"rank": r, "chunk": (r + offset - step) % ranks, "to": (r + 1) % ranks} for r in range(ranks)]
             steps.append({"phase": phase, "sends": sends})
     return steps
 
@@ -41,7 +41,7 @@ def batching_timeline(output_lengths: list[int], slots: int) -> dict:
     clock = 0
     static_finish = []
     for start in range(0, len(output_lengths), slots):
-        group = output_lengths[start:start + slots]
+        group = output_lengths[start : start + slots]
         span = max(group)
         for slot in range(slots):
             length = group[slot] if slot < len(group) else 0
@@ -77,9 +77,15 @@ def batching_timeline(output_lengths: list[int], slots: int) -> dict:
 
 def _summary(rows, busy, slots, finish) -> dict:
     steps = len(rows[0]) if rows else 0
-    return {"rows": rows, "steps": steps, "busy": busy, "capacity": steps * slots,
-            "utilization": round_half_up(100 * busy / (steps * slots), 1) if steps else 0.0,
-            "finish": finish, "mean_finish": round_half_up(sum(finish) / len(finish), 2) if finish else 0.0}
+    return {
+        "rows": rows,
+        "steps": steps,
+        "busy": busy,
+        "capacity": steps * slots,
+        "utilization": round_half_up(100 * busy / (steps * slots), 1) if steps else 0.0,
+        "finish": finish,
+        "mean_finish": round_half_up(sum(finish) / len(finish), 2) if finish else 0.0,
+    }
 
 
 GPUS = {
@@ -89,14 +95,28 @@ GPUS = {
     "l4": {"label": "L4", "tflops": 121.0, "tbps": 0.3},
 }
 ROOFLINE_MODELS = {"llama-3-8b": "Llama-3-8B", "llama-3-70b": "Llama-3-70B"}  # preset slug: label on the plot
-MODELS = {slug: {"label": label, "params_b": kv_math.PRESETS[slug]["params_b"],
-                 "kv_bytes_per_token": kv_math.kv_bytes_per_token(kv_math.PRESETS[slug], 2),
-                 "hidden_size": kv_math.PRESETS[slug]["hidden_size"]}
-          for slug, label in ROOFLINE_MODELS.items()}
+MODELS = {
+    slug: {
+        "label": label,
+        "params_b": kv_math.PRESETS[slug]["params_b"],
+        "kv_bytes_per_token": kv_math.kv_bytes_per_token(kv_math.PRESETS[slug], 2),
+        "hidden_size": kv_math.PRESETS[slug]["hidden_size"],
+    }
+    for slug, label in ROOFLINE_MODELS.items()
+}
 
 
-def roofline_point(*, gpu: dict, params_b: float, kv_bytes_per_token: int, batch: int, tokens_per_seq: int,
-                   context_len: int, hidden_size: int, weight_bytes_per_param: int = 2) -> dict:
+def roofline_point(
+    *,
+    gpu: dict,
+    params_b: float,
+    kv_bytes_per_token: int,
+    batch: int,
+    tokens_per_seq: int,
+    context_len: int,
+    hidden_size: int,
+    weight_bytes_per_param: int = 2,
+) -> dict:
     """One forward step: FLOPs ≈ 2 · params per token; bytes = weights once + activations + KV read.
 
     Every d × d weight read once serves the step's T tokens, whose inputs are read and outputs written
@@ -114,8 +134,15 @@ def roofline_point(*, gpu: dict, params_b: float, kv_bytes_per_token: int, batch
     return {"tokens": tokens, **_on_the_roof(gpu, flops, moved)}
 
 
-def decode_step(*, gpu: dict, params_b: float, kv_bytes_per_token: int, batch: int, context_len: int,
-                weight_bytes_per_param: int = 2) -> dict:
+def decode_step(
+    *,
+    gpu: dict,
+    params_b: float,
+    kv_bytes_per_token: int,
+    batch: int,
+    context_len: int,
+    weight_bytes_per_param: int = 2,
+) -> dict:
     """One decode step as the roofline section times it: 2 FLOPs per parameter for each of the batch's
     sequences, over the bytes the step must read, the weights once plus every sequence's KV cache.
 
@@ -125,8 +152,12 @@ def decode_step(*, gpu: dict, params_b: float, kv_bytes_per_token: int, batch: i
     weight_bytes = params_b * 1e9 * weight_bytes_per_param
     kv_bytes = batch * context_len * kv_bytes_per_token
     point = _on_the_roof(gpu, 2.0 * params_b * 1e9 * batch, weight_bytes + kv_bytes)
-    return {**point, "weight_bytes": weight_bytes, "kv_bytes": kv_bytes,
-            "tokens_per_s": int(round_half_up(batch * 1e3 / point["step_ms"], 0))}
+    return {
+        **point,
+        "weight_bytes": weight_bytes,
+        "kv_bytes": kv_bytes,
+        "tokens_per_s": int(round_half_up(batch * 1e3 / point["step_ms"], 0)),
+    }
 
 
 def _on_the_roof(gpu: dict, flops: float, moved: float) -> dict:
@@ -135,6 +166,12 @@ def _on_the_roof(gpu: dict, flops: float, moved: float) -> dict:
     ridge = gpu["tflops"] / gpu["tbps"]  # (1e12 FLOP/s) / (1e12 B/s) = FLOP per byte
     attained = min(gpu["tflops"], intensity * gpu["tbps"])
     seconds = max(flops / (gpu["tflops"] * 1e12), moved / (gpu["tbps"] * 1e12))
-    return {"flops": flops, "bytes": moved, "intensity": round_half_up(intensity, 2),
-            "ridge": round_half_up(ridge, 1), "attained_tflops": round_half_up(attained, 1),
-            "bound": "compute" if intensity >= ridge else "memory", "step_ms": round_half_up(seconds * 1e3, 3)}
+    return {
+        "flops": flops,
+        "bytes": moved,
+        "intensity": round_half_up(intensity, 2),
+        "ridge": round_half_up(ridge, 1),
+        "attained_tflops": round_half_up(attained, 1),
+        "bound": "compute" if intensity >= ridge else "memory",
+        "step_ms": round_half_up(seconds * 1e3, 3),
+    }

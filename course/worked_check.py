@@ -5,6 +5,7 @@ the exact text under which the result appears in its section. The expression is 
 node by node over a whitelist; nothing is ever handed to eval, so a content file cannot
 run code. Run `python -m course.check_content [content_dir]` to check every module by hand.
 """
+
 import ast
 import math
 import operator
@@ -13,10 +14,24 @@ from .content_schema import SLUG, Checker, ContentError
 
 DEFAULT_REL_TOL = 0.005
 MAX_EXPONENT = 128  # 2**40-style byte counts are fine; 10**10**10 is not arithmetic we need
-FUNCTIONS = {"ceil": math.ceil, "floor": math.floor, "log2": math.log2, "sqrt": math.sqrt,
-             "min": min, "max": max, "round": round}
-BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+FUNCTIONS = {
+    "ceil": math.ceil,
+    "floor": math.floor,
+    "log2": math.log2,
+    "sqrt": math.sqrt,
+    "min": min,
+    "max": max,
+    "round": round,
+}
+BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
 UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 
 
@@ -44,11 +59,18 @@ def _walk(node, inputs: dict):
         return BINARY[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp) and type(node.op) in UNARY:
         return UNARY[type(node.op)](_walk(node.operand, inputs))
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
-            and not node.keywords and node.args):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in FUNCTIONS
+        and not node.keywords
+        and node.args
+    ):
         return FUNCTIONS[node.func.id](*(_walk(arg, inputs) for arg in node.args))
-    raise ExpressionError(f"{type(node).__name__} is not allowed (only numbers, input names, "
-                          f"+ - * / // % **, parentheses and {', '.join(FUNCTIONS)})")
+    raise ExpressionError(
+        f"{type(node).__name__} is not allowed (only numbers, input names, "
+        f"+ - * / // % **, parentheses and {', '.join(FUNCTIONS)})"
+    )
 
 
 def evaluate(expr: str, inputs: dict) -> float:
@@ -81,8 +103,11 @@ def check_worked(file, data, sections: dict[str, str]) -> list[dict]:
         raise ContentError(file, "expected a non-empty list of worked examples")
     result, ids = [], set()
     for index, raw in enumerate(data, start=1):
-        label = f"item {index} ({raw['id']})" if isinstance(raw, dict) and isinstance(raw.get("id"), str) \
+        label = (
+            f"item {index} ({raw['id']})"
+            if isinstance(raw, dict) and isinstance(raw.get("id"), str)
             else f"item {index}"
+        )
         check = Checker(file, raw, label)
         check.only({"id", "section", "inputs", "expr", "expect", "rel_tol", "quote"})
         item_id = check.text("id")

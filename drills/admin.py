@@ -1,4 +1,5 @@
 """Admin views to inspect drills, attempts and review cards (content itself is edited in course/content)."""
+
 from django.contrib import admin
 
 from .models import Attempt, Drill, MockInterview, ReviewCard

@@ -1,4 +1,5 @@
 """Per kind: the public view of a drill, parsing a posted answer, and grading it with feedback."""
+
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -56,8 +57,12 @@ def grade_spot(drill: Drill, answer: dict) -> Grade:
     reveal = right or bool(answer.get("give_up"))
     feedback = {"picked": answer.get("line"), "right": right, "reveal": reveal}
     if reveal:
-        feedback.update(bug_line=bug_line, fix=drill.data["fix"], explanation_html=drill.data["explanation_html"],
-                        buggy=code_lines(drill)[bug_line - 1])
+        feedback.update(
+            bug_line=bug_line,
+            fix=drill.data["fix"],
+            explanation_html=drill.data["explanation_html"],
+            buggy=code_lines(drill)[bug_line - 1],
+        )
     return Grade(is_correct=right, score=1.0 if right else 0.0, feedback=feedback)
 
 
@@ -88,16 +93,20 @@ def grade_quiz(drill: Drill, answer: dict) -> Grade:
     rows = [{**choice, "picked": choice["key"] in picked} for choice in choices]
     right_rows = sum(1 for row in rows if row["picked"] == bool(row["correct"]))
     exact = right_rows == len(rows)
-    return Grade(is_correct=exact, score=round(right_rows / len(rows), 4) if drill.data.get("multi") else float(exact),
-                 feedback={"rows": rows, "right": exact})
+    return Grade(
+        is_correct=exact,
+        score=round(right_rows / len(rows), 4) if drill.data.get("multi") else float(exact),
+        feedback={"rows": rows, "right": exact},
+    )
 
 
 # --- match ----------------------------------------------------------------------------------
 def match_board(drill: Drill) -> tuple[list[dict], list[dict]]:
     """Items in content order and targets in key order, each with an opaque key."""
     items = [{"key": opaque_key(drill, "item", pair["item"]), "text": pair["item"]} for pair in drill.data["pairs"]]
-    targets = [{"key": opaque_key(drill, "target", pair["target"]), "text": pair["target"]}
-               for pair in drill.data["pairs"]]
+    targets = [
+        {"key": opaque_key(drill, "target", pair["target"]), "text": pair["target"]} for pair in drill.data["pairs"]
+    ]
     return items, sorted(targets, key=lambda target: target["key"])
 
 
@@ -126,12 +135,25 @@ def grade_match(drill: Drill, answer: dict) -> Grade:
     rows = []
     for pair in drill.data["pairs"]:
         chosen = answer["pairs"][opaque_key(drill, "item", pair["item"])]
-        rows.append({"item": pair["item"], "chosen": text_of[chosen], "target": pair["target"],
-                     "right": text_of[chosen] == pair["target"]})
+        rows.append(
+            {
+                "item": pair["item"],
+                "chosen": text_of[chosen],
+                "target": pair["target"],
+                "right": text_of[chosen] == pair["target"],
+            }
+        )
     right = sum(row["right"] for row in rows)
-    return Grade(is_correct=right == len(rows), score=round(right / len(rows), 4),
-                 feedback={"rows": rows, "right_count": right, "total": len(rows),
-                           "explanation_html": drill.data.get("explanation_html", "")})
+    return Grade(
+        is_correct=right == len(rows),
+        score=round(right / len(rows), 4),
+        feedback={
+            "rows": rows,
+            "right_count": right,
+            "total": len(rows),
+            "explanation_html": drill.data.get("explanation_html", ""),
+        },
+    )
 
 
 # --- interview cards ------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 """The drills app: it reads the course (modules by slug, the exercises the loader read) and never the reverse."""
+
 from django.apps import AppConfig
 
 

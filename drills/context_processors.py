@@ -1,4 +1,5 @@
 """`review_due_count` for the navigation badge: read (from the cache, mostly) only when a page uses it."""
+
 from django.utils.functional import SimpleLazyObject
 
 

@@ -1,4 +1,5 @@
 """What drills needs from the course app: module titles and order, and links to sections."""
+
 from django.urls import NoReverseMatch
 
 
@@ -17,7 +18,9 @@ def section_titles() -> dict[tuple[str, str], str]:
         from course.models import Section
     except ImportError:
         return {}
-    return {(module, slug): title for module, slug, title in Section.objects.values_list("module__slug", "slug", "title")}
+    return {
+        (module, slug): title for module, slug, title in Section.objects.values_list("module__slug", "slug", "title")
+    }
 
 
 def section_url(module_slug: str, section_slug: str) -> str:

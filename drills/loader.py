@@ -1,4 +1,5 @@
 """Upsert each module's drills from the exercises the course loader read, idempotently."""
+
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -12,7 +13,10 @@ from .models import Drill, Kind
 
 # Exercise file key -> (kind, keys each item must carry).
 KINDS = {
-    "spot_the_bug": (Kind.SPOT_THE_BUG, ("slug", "title", "prompt_html", "code", "bug_line", "fix", "explanation_html")),
+    "spot_the_bug": (
+        Kind.SPOT_THE_BUG,
+        ("slug", "title", "prompt_html", "code", "bug_line", "fix", "explanation_html"),
+    ),
     "match": (Kind.MATCH, ("slug", "title", "prompt_html", "pairs")),
     "quiz": (Kind.QUIZ, ("slug", "question_html", "choices")),
     "cards": (Kind.CARD, ("slug", "question", "answer_html", "listens_for")),

@@ -1,4 +1,5 @@
 """Reads for a mock interview: where the learner is in it, and the report at the end."""
+
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -55,8 +56,9 @@ def mock_state(*, mock: MockInterview) -> MockState:
     attempts: dict[int, Attempt] = {}
     for attempt in Attempt.objects.filter(mock=mock).order_by("created_at", "pk"):
         attempts[attempt.drill_id] = attempt  # the latest per drill wins
-    return MockState(mock=mock, drills=drills, attempts=attempts,
-                     deadline=mock.started_at + timedelta(minutes=mock.minutes))
+    return MockState(
+        mock=mock, drills=drills, attempts=attempts, deadline=mock.started_at + timedelta(minutes=mock.minutes)
+    )
 
 
 def mock_report(*, state: MockState) -> dict:
@@ -71,16 +73,29 @@ def mock_report(*, state: MockState) -> dict:
         attempt = state.attempts.get(drill.pk)
         score = attempt.score if attempt is not None and attempt.score is not None else 0.0
         if score < 1:
-            missed.append({"drill": drill, "score": score, "answered": state._done(drill),
-                           "url": reverse("drills:drill", args=[drill.module_slug, drill.kind, drill.slug])})
+            missed.append(
+                {
+                    "drill": drill,
+                    "score": score,
+                    "answered": state._done(drill),
+                    "url": reverse("drills:drill", args=[drill.module_slug, drill.kind, drill.slug]),
+                }
+            )
         modules[drill.module_slug].append(score)
         topic = drill.topic or drill.title
         topics[topic].append(score)
         if drill.section:
             label = sections.get((drill.module_slug, drill.section), pretty_slug(drill.section))
             topic_links[topic][section_url(drill.module_slug, drill.section)] = label
-    by_module = [{"module_slug": slug, "title": titles.get(slug, (0, pretty_slug(slug)))[1], "score": sum(scores) / len(scores), "items": len(scores)}
-                 for slug, scores in sorted(modules.items())]
+    by_module = [
+        {
+            "module_slug": slug,
+            "title": titles.get(slug, (0, pretty_slug(slug)))[1],
+            "score": sum(scores) / len(scores),
+            "items": len(scores),
+        }
+        for slug, scores in sorted(modules.items())
+    ]
     weakest = sorted(((sum(s) / len(s), topic) for topic, s in topics.items() if sum(s) / len(s) < 1))[:5]
     return {
         "by_module": by_module,
@@ -88,6 +103,7 @@ def mock_report(*, state: MockState) -> dict:
         "answered": state.done_count,
         "total": len(state.drills),
         "missed": missed,
-        "weakest": [{"topic": topic, "score": score, "links": sorted(topic_links[topic].items())}
-                    for score, topic in weakest],
+        "weakest": [
+            {"topic": topic, "score": score, "links": sorted(topic_links[topic].items())} for score, topic in weakest
+        ],
     }

@@ -1,4 +1,5 @@
 """Mock interview: choose length and modules, answer against the clock, then read the report."""
+
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -14,9 +15,13 @@ from .views import exercise_context, plain_400
 
 def _mock_modules() -> list[tuple[str, str]]:
     titles = module_titles()
-    slugs = {slug for slug, kinds in selectors.module_kind_counts().items() if kinds.get(Kind.CARD) or kinds.get(Kind.QUIZ)}
-    return sorted(((slug, titles.get(slug, (999, pretty_slug(slug)))[1]) for slug in slugs),
-                  key=lambda row: (titles.get(row[0], (999,))[0], row[0]))
+    slugs = {
+        slug for slug, kinds in selectors.module_kind_counts().items() if kinds.get(Kind.CARD) or kinds.get(Kind.QUIZ)
+    }
+    return sorted(
+        ((slug, titles.get(slug, (999, pretty_slug(slug)))[1]) for slug in slugs),
+        key=lambda row: (titles.get(row[0], (999,))[0], row[0]),
+    )
 
 
 def _mock_settings(payload, modules) -> tuple[int, list[str]]:
@@ -62,8 +67,13 @@ def mock_run(request, pk):
         services.mock_finish(mock=state.mock)
         return redirect("drills:mock_report", pk=pk)
     drill, pending = state.current, state.pending_card_attempt
-    context = {**exercise_context(drill, new_round()), "state": state, "pending": pending,
-               "deadline_ms": int(state.deadline.timestamp() * 1000), "position": state.done_count + 1}
+    context = {
+        **exercise_context(drill, new_round()),
+        "state": state,
+        "pending": pending,
+        "deadline_ms": int(state.deadline.timestamp() * 1000),
+        "position": state.done_count + 1,
+    }
     if pending is not None:
         context.update(card=drill.data, text=pending.answer.get("text", ""))
     return render(request, "drills/mock_run.html", context)
@@ -90,8 +100,14 @@ def mock_answer(request, pk):
         raise AnswerError("Rate your answer to this card first.")
     round_ = read_round(payload.get("round"))
     answer = answers.parse_card_text(payload) if drill.kind == Kind.CARD else answers.parse_answer(drill, payload)
-    services.attempt_submit(learner=request.user, drill=drill, answer=answer, round_id=round_.round_id,
-                            duration_ms=round_.duration_ms(), mock=state.mock)
+    services.attempt_submit(
+        learner=request.user,
+        drill=drill,
+        answer=answer,
+        round_id=round_.round_id,
+        duration_ms=round_.duration_ms(),
+        mock=state.mock,
+    )
     return redirect("drills:mock_run", pk=pk)
 
 
@@ -125,4 +141,3 @@ def mock_report_page(request, pk):
         return redirect("drills:mock_run", pk=pk)
     services.mock_finish(mock=state.mock)
     return render(request, "drills/mock_report.html", {"state": state, "report": mock_report(state=state)})
-

@@ -1,4 +1,5 @@
 """Drills loaded from course content, learners' attempts, their review cards and mock interviews."""
+
 from django.conf import settings
 from django.db import models
 
@@ -66,13 +67,20 @@ class Attempt(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["learner", "created_at"]), models.Index(fields=["learner", "drill"])]
         constraints = [
-            models.CheckConstraint(condition=models.Q(rating__isnull=True) | models.Q(rating__gte=1, rating__lte=4),
-                                   name="attempt_rating_1_to_4"),
-            models.CheckConstraint(condition=models.Q(score__isnull=True) | models.Q(score__gte=0, score__lte=1),
-                                   name="attempt_score_0_to_1"),
+            models.CheckConstraint(
+                condition=models.Q(rating__isnull=True) | models.Q(rating__gte=1, rating__lte=4),
+                name="attempt_rating_1_to_4",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(score__isnull=True) | models.Q(score__gte=0, score__lte=1),
+                name="attempt_score_0_to_1",
+            ),
             # A double click must not score a round twice.
-            models.UniqueConstraint(fields=["learner", "drill", "round_id"], name="attempt_one_scoring_try_per_round",
-                                    condition=models.Q(counts=True) & ~models.Q(round_id="")),
+            models.UniqueConstraint(
+                fields=["learner", "drill", "round_id"],
+                name="attempt_one_scoring_try_per_round",
+                condition=models.Q(counts=True) & ~models.Q(round_id=""),
+            ),
         ]
 
     def __str__(self) -> str:

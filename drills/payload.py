@@ -1,4 +1,5 @@
 """Read a posted answer as form fields or a flat JSON object, refusing what is malformed or huge."""
+
 import json
 
 from django.http import QueryDict

@@ -1,4 +1,5 @@
 """Spaced repetition with fsrs: every counted answer reviews the learner's card for that drill."""
+
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -15,8 +16,10 @@ def scheduler() -> Scheduler:
     """Learning steps (seconds) come from settings so a deployment (or a test) can tune them."""
     learning = getattr(settings, "DRILLS_REVIEW_LEARNING_STEPS", (60, 600))
     relearning = getattr(settings, "DRILLS_REVIEW_RELEARNING_STEPS", (600,))
-    return Scheduler(learning_steps=tuple(timedelta(seconds=s) for s in learning),
-                     relearning_steps=tuple(timedelta(seconds=s) for s in relearning))
+    return Scheduler(
+        learning_steps=tuple(timedelta(seconds=s) for s in learning),
+        relearning_steps=tuple(timedelta(seconds=s) for s in relearning),
+    )
 
 
 RATING_LABELS = ((Rating.Again, "Again"), (Rating.Hard, "Hard"), (Rating.Good, "Good"), (Rating.Easy, "Easy"))
@@ -63,16 +66,22 @@ def new_card(at: datetime) -> Card:
 _UNREAD = object()
 
 
-def review_record(*, learner, drill: Drill, rating: int, at: datetime | None = None,
-                  existing: ReviewCard | None | object = _UNREAD) -> ReviewCard:
+def review_record(
+    *, learner, drill: Drill, rating: int, at: datetime | None = None, existing: ReviewCard | None | object = _UNREAD
+) -> ReviewCard:
     """Review the learner's card for `drill` (`existing`: that card, or None, when the caller has just read it)."""
     at = at or timezone.now()
     if existing is _UNREAD:
         existing = ReviewCard.objects.filter(learner=learner, drill=drill).first()
     card = Card.from_dict(existing.card) if existing else new_card(at)
     card, _log = scheduler().review_card(card, Rating(rating), review_datetime=at)
-    fields = {"card": card.to_dict(), "due": card.due, "last_rating": int(rating),
-              "passing": rating >= PASSING_RATING, "reviewed_at": at}
+    fields = {
+        "card": card.to_dict(),
+        "due": card.due,
+        "last_rating": int(rating),
+        "passing": rating >= PASSING_RATING,
+        "reviewed_at": at,
+    }
     if existing:
         for name, value in fields.items():
             setattr(existing, name, value)

@@ -1,4 +1,5 @@
 """A signed token rendered with each exercise: it names the round (retries share it) and its start time."""
+
 import secrets
 import time
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """Reads: what is due, mastery per module, and a learner's own attempts. Other apps call these."""
+
 from collections import defaultdict
 from datetime import datetime
 
@@ -18,8 +19,12 @@ def active_drills() -> QuerySet[Drill]:
 def drills_due_for(*, learner, now: datetime | None = None) -> QuerySet[Drill]:
     """Drills whose review card is due, soonest first; each carries `due` from its card."""
     now = now or timezone.now()
-    return (active_drills().filter(review_cards__learner=learner, review_cards__due__lte=now)
-            .annotate(due=Max("review_cards__due")).order_by("due", "pk"))
+    return (
+        active_drills()
+        .filter(review_cards__learner=learner, review_cards__due__lte=now)
+        .annotate(due=Max("review_cards__due"))
+        .order_by("due", "pk")
+    )
 
 
 def due_count(*, learner) -> int:
@@ -45,7 +50,8 @@ def due_badge(*, learner) -> int:
     if cached is not None and (cached[1] is None or now < cached[1]):
         return cached[0]
     figures = ReviewCard.objects.filter(learner=learner, drill__retired=False).aggregate(
-        due_now=Count("pk", filter=Q(due__lte=now)), next_due_at=Min("due", filter=Q(due__gt=now)))
+        due_now=Count("pk", filter=Q(due__lte=now)), next_due_at=Min("due", filter=Q(due__gt=now))
+    )
     _keep_badge(learner.pk, figures["due_now"], figures["next_due_at"])
     return figures["due_now"]
 
@@ -60,19 +66,26 @@ def _cards(*, learner) -> list[tuple[int, datetime, datetime | None]]:
     most one card per drill, so the review figures below count these rows in Python rather than compile one
     aggregate query per figure."""
     retired = retired_drill_ids()
-    return [row for row in ReviewCard.objects.filter(learner=learner).values_list("drill_id", "due", "reviewed_at")
-            if row[0] not in retired]
+    return [
+        row
+        for row in ReviewCard.objects.filter(learner=learner).values_list("drill_id", "due", "reviewed_at")
+        if row[0] not in retired
+    ]
 
 
 def retired_drill_ids() -> frozenset[int]:
-    return remember_content("drills-retired", lambda: frozenset(
-        Drill.objects.filter(retired=True).values_list("pk", flat=True)))
+    return remember_content(
+        "drills-retired", lambda: frozenset(Drill.objects.filter(retired=True).values_list("pk", flat=True))
+    )
 
 
 def _day(cards: list[tuple], now: datetime) -> dict:
     start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
-    return {"reviewed_today": sum(1 for _, _, at in cards if at is not None and at >= start_of_day),
-            "next_due_at": min((due for _, due, _ in cards if due > now), default=None), "now": now}
+    return {
+        "reviewed_today": sum(1 for _, _, at in cards if at is not None and at >= start_of_day),
+        "next_due_at": min((due for _, due, _ in cards if due > now), default=None),
+        "now": now,
+    }
 
 
 def review_day(*, learner, now: datetime | None = None) -> dict:
@@ -90,9 +103,12 @@ def review_session(*, learner, current: Drill | None = None, now: datetime | Non
     due = sorted((due_at, drill_id) for drill_id, due_at, _ in cards if due_at <= day["now"])
     others = [drill_id for _, drill_id in due if drill_id != current_id]
     _keep_badge(learner.pk, len(due), day["next_due_at"])
-    return {**day, "due_count": len(others),
-            "this_due_at": next((due_at for drill_id, due_at, _ in cards if drill_id == current_id), None),
-            "next": drill_by_pk(others[0]) if others else None}
+    return {
+        **day,
+        "due_count": len(others),
+        "this_due_at": next((due_at for drill_id, due_at, _ in cards if drill_id == current_id), None),
+        "next": drill_by_pk(others[0]) if others else None,
+    }
 
 
 def _module_sizes() -> dict[str, int]:
@@ -103,9 +119,12 @@ def mastery_for_users(*, user_ids) -> dict[tuple[int, str], float]:
     """Share of each module's active drills whose latest review passed, for every user and module (2 queries)."""
     sizes = _module_sizes()
     user_ids = list(user_ids)
-    passing = (ReviewCard.objects.filter(learner_id__in=user_ids, passing=True, drill__retired=False)
-               .values("learner_id", "drill__module_slug").annotate(n=Count("pk"))
-               .values_list("learner_id", "drill__module_slug", "n"))
+    passing = (
+        ReviewCard.objects.filter(learner_id__in=user_ids, passing=True, drill__retired=False)
+        .values("learner_id", "drill__module_slug")
+        .annotate(n=Count("pk"))
+        .values_list("learner_id", "drill__module_slug", "n")
+    )
     result = {(user_id, slug): 0.0 for user_id in user_ids for slug in sizes}
     for user_id, slug, n in passing:
         result[(user_id, slug)] = round(n / sizes[slug], 4)
@@ -130,15 +149,19 @@ def last_attempt_at(*, user_ids) -> dict[int, datetime]:
 
 def module_kind_counts() -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = defaultdict(dict)
-    for slug, kind, n in active_drills().values("module_slug", "kind").annotate(n=Count("pk")).values_list(
-            "module_slug", "kind", "n"):
+    for slug, kind, n in (
+        active_drills().values("module_slug", "kind").annotate(n=Count("pk")).values_list("module_slug", "kind", "n")
+    ):
         counts[slug][kind] = n
     return dict(counts)
 
 
 def module_drills(*, module_slug: str) -> list[Drill]:
-    return list(active_drills().filter(module_slug=module_slug).only(
-        "pk", "module_slug", "kind", "slug", "title", "section", "topic", "order"))
+    return list(
+        active_drills()
+        .filter(module_slug=module_slug)
+        .only("pk", "module_slug", "kind", "slug", "title", "section", "topic", "order")
+    )
 
 
 def review_states(*, learner, drill_ids) -> dict[int, ReviewCard]:
@@ -149,8 +172,10 @@ def review_states(*, learner, drill_ids) -> dict[int, ReviewCard]:
 
 def drill_by_slug(*, module_slug: str, kind: str, slug: str) -> Drill | None:
     """The active drill a URL names (None if none), from the cache until the course content changes."""
-    return remember_content(f"drill:{module_slug}/{kind}/{slug}",
-                            lambda: active_drills().filter(module_slug=module_slug, kind=kind, slug=slug).first())
+    return remember_content(
+        f"drill:{module_slug}/{kind}/{slug}",
+        lambda: active_drills().filter(module_slug=module_slug, kind=kind, slug=slug).first(),
+    )
 
 
 def drill_by_pk(pk: int) -> Drill | None:

@@ -1,4 +1,5 @@
 """Writes: attempts, self-ratings, and mock interviews. Views call these after parsing the request."""
+
 import random
 
 from django.db import IntegrityError, transaction
@@ -13,8 +14,16 @@ MOCK_MINUTES = (10, 20, 45)
 
 
 @transaction.atomic
-def attempt_submit(*, learner, drill: Drill, answer: dict, round_id: str = "", duration_ms: int | None = None,
-                   mock: MockInterview | None = None, result: Grade | None = None) -> Attempt:
+def attempt_submit(
+    *,
+    learner,
+    drill: Drill,
+    answer: dict,
+    round_id: str = "",
+    duration_ms: int | None = None,
+    mock: MockInterview | None = None,
+    result: Grade | None = None,
+) -> Attempt:
     """Store a parsed answer (`result`: its grade, when the caller has graded it already). Retries in the same
     round are stored but do not score or review, and neither does answering again before the review queue says
     the item is due (reloading the page must not buy a fresh first try)."""
@@ -26,8 +35,16 @@ def attempt_submit(*, learner, drill: Drill, answer: dict, round_id: str = "", d
     else:
         result = result or grade(drill, answer)
         is_correct, score = result.is_correct, result.score
-    fields = {"learner": learner, "drill": drill, "mock": mock, "round_id": round_id, "answer": answer,
-              "is_correct": is_correct, "score": score, "duration_ms": duration_ms}
+    fields = {
+        "learner": learner,
+        "drill": drill,
+        "mock": mock,
+        "round_id": round_id,
+        "answer": answer,
+        "is_correct": is_correct,
+        "score": score,
+        "duration_ms": duration_ms,
+    }
     attempt = None
     if counts and round_id:  # the round's first counted try wins (a unique constraint), even against a concurrent one
         try:
@@ -38,8 +55,9 @@ def attempt_submit(*, learner, drill: Drill, answer: dict, round_id: str = "", d
     if attempt is None:
         attempt = Attempt.objects.create(counts=counts, **fields)
     if counts and drill.kind != Kind.CARD:
-        review_record(learner=learner, drill=drill, rating=rating_for_score(score), at=attempt.created_at,
-                      existing=card)
+        review_record(
+            learner=learner, drill=drill, rating=rating_for_score(score), at=attempt.created_at, existing=card
+        )
     return attempt
 
 
@@ -64,8 +82,11 @@ def mock_start(*, learner, minutes: int, module_slugs: list[str], rng: random.Ra
     """Draw about one item per two minutes, a third of them question cards, from the chosen modules."""
     if minutes not in MOCK_MINUTES:
         raise AnswerError("Choose a length of 10, 20 or 45 minutes.")
-    drills = list(Drill.objects.filter(module_slug__in=module_slugs, retired=False, kind__in=[Kind.CARD, Kind.QUIZ])
-                  .values_list("pk", "kind"))
+    drills = list(
+        Drill.objects.filter(module_slug__in=module_slugs, retired=False, kind__in=[Kind.CARD, Kind.QUIZ]).values_list(
+            "pk", "kind"
+        )
+    )
     if not drills:
         raise AnswerError("The chosen modules have no questions yet.")
     rng = rng or random.Random()
@@ -75,11 +96,12 @@ def mock_start(*, learner, minutes: int, module_slugs: list[str], rng: random.Ra
     rng.shuffle(cards)
     rng.shuffle(quiz)
     wanted_cards = max(1, total // 3)
-    picked = cards[:wanted_cards] + quiz[:total - len(cards[:wanted_cards])]
-    picked += cards[wanted_cards:][:total - len(picked)]  # too few quiz questions: more cards
+    picked = cards[:wanted_cards] + quiz[: total - len(cards[:wanted_cards])]
+    picked += cards[wanted_cards:][: total - len(picked)]  # too few quiz questions: more cards
     rng.shuffle(picked)
-    return MockInterview.objects.create(learner=learner, minutes=minutes, module_slugs=sorted(set(module_slugs)),
-                                        drill_ids=picked)
+    return MockInterview.objects.create(
+        learner=learner, minutes=minutes, module_slugs=sorted(set(module_slugs)), drill_ids=picked
+    )
 
 
 def mock_finish(*, mock: MockInterview) -> MockInterview:

@@ -1,4 +1,5 @@
 """Drill URLs: index, module, review queue, mock interview, and each exercise with its posts."""
+
 from django.urls import path
 
 import common.converters  # noqa: F401  registers <id:...>

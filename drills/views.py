@@ -1,4 +1,5 @@
 """Drill pages: index, module, review queue, and each exercise with its answer and rating posts."""
+
 from functools import wraps
 
 from django.http import Http404, HttpResponseBadRequest
@@ -6,35 +7,52 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from . import answers, selectors, services
-from .review import rating_hints
 from .course_links import module_titles, pretty_slug
 from .models import Drill, Kind
 from .payload import AnswerError, read_payload
+from .review import rating_hints
 from .rounds import new_round, read_round
 
-PLURALS = {Kind.SPOT_THE_BUG: "spot the bug", Kind.MATCH: "drag to match", Kind.QUIZ: "conceptual questions",
-           Kind.CARD: "interview cards"}
+PLURALS = {
+    Kind.SPOT_THE_BUG: "spot the bug",
+    Kind.MATCH: "drag to match",
+    Kind.QUIZ: "conceptual questions",
+    Kind.CARD: "interview cards",
+}
 KIND_TEMPLATES = {kind: f"drills/{kind.replace('-', '_')}.html" for kind in Kind.values}
 
 
 def plain_400(view):
     """Malformed or tampered posts get a 400 with a plain message and store nothing."""
+
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         try:
             return view(request, *args, **kwargs)
         except AnswerError as error:
             return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+
     return wrapper
 
 
 def _module_rows(request) -> list[dict]:
     titles, counts = module_titles(), selectors.module_kind_counts()
     mastery = selectors.mastery_by_module(user=request.user)
-    rows = [{"slug": slug, "title": titles.get(slug, (999, pretty_slug(slug)))[1], "order": titles.get(slug, (999,))[0],
-             "counts": [(PLURALS[kind] if kinds[kind] > 1 else Kind(kind).label.lower(), kinds[kind])
-                        for kind in Kind.values if kind in kinds], "total": sum(kinds.values()),
-             "mastery": mastery.get(slug)} for slug, kinds in counts.items()]
+    rows = [
+        {
+            "slug": slug,
+            "title": titles.get(slug, (999, pretty_slug(slug)))[1],
+            "order": titles.get(slug, (999,))[0],
+            "counts": [
+                (PLURALS[kind] if kinds[kind] > 1 else Kind(kind).label.lower(), kinds[kind])
+                for kind in Kind.values
+                if kind in kinds
+            ],
+            "total": sum(kinds.values()),
+            "mastery": mastery.get(slug),
+        }
+        for slug, kinds in counts.items()
+    ]
     return sorted(rows, key=lambda row: (row["order"], row["slug"]))
 
 
@@ -51,8 +69,11 @@ def module(request, module_slug):
     states = selectors.review_states(learner=request.user, drill_ids=[d.pk for d in drills])
     groups = [(label, [(d, states.get(d.pk)) for d in drills if d.kind == kind]) for kind, label in Kind.choices]
     title = module_titles().get(module_slug, (0, pretty_slug(module_slug)))[1]
-    return render(request, "drills/module.html", {"module_slug": module_slug, "module_title": title,
-                                                  "groups": [group for group in groups if group[1]]})
+    return render(
+        request,
+        "drills/module.html",
+        {"module_slug": module_slug, "module_title": title, "groups": [group for group in groups if group[1]]},
+    )
 
 
 @require_GET
@@ -117,8 +138,14 @@ def drill_answer(request, module_slug, kind, slug):
         result = answers.grade(drill, answer)
         context["result"] = result.feedback
     if request.user.is_authenticated:
-        context["attempt"] = services.attempt_submit(learner=request.user, drill=drill, answer=answer, result=result,
-                                                     round_id=round_.round_id, duration_ms=round_.duration_ms())
+        context["attempt"] = services.attempt_submit(
+            learner=request.user,
+            drill=drill,
+            answer=answer,
+            result=result,
+            round_id=round_.round_id,
+            duration_ms=round_.duration_ms(),
+        )
         if drill.kind == Kind.CARD and context["attempt"].counts:  # only a counted rating reschedules the card
             context["rating_hints"] = rating_hints(learner=request.user, drill=drill)
     return _render_exercise(request, drill, context)
@@ -130,8 +157,13 @@ def card_rate(request, module_slug, slug):
     drill = _drill_or_404(module_slug, Kind.CARD, slug)
     payload = read_payload(request)
     parsed = answers.parse_card_rating(drill, payload)
-    context = {**exercise_context(drill, payload.get("round") or ""), "revealed": True, "card": drill.data,
-               "text": (payload.get("text") or "")[:answers.MAX_CARD_TEXT], "covered": parsed["covered"]}
+    context = {
+        **exercise_context(drill, payload.get("round") or ""),
+        "revealed": True,
+        "card": drill.data,
+        "text": (payload.get("text") or "")[: answers.MAX_CARD_TEXT],
+        "covered": parsed["covered"],
+    }
     if request.user.is_authenticated:
         attempt = selectors.open_card_attempt(learner=request.user, drill=drill, attempt_id=payload.get("attempt"))
         if attempt is None:

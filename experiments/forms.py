@@ -1,13 +1,20 @@
 """The knobs form: its fields and bounds come from the worker's own knob table, so the two cannot drift."""
+
 from django import forms
 
 from gpu_worker.contract import knobs as spec
 
 LABELS = {
-    "clock": ("Clock", "worker: the tiny model's wall time on this worker (noisy, CPU-sized). h100-model: the "
-              "engine's real schedule, each step timed by a roofline of Llama-3-8B on one H100."),
-    "workload": ("Workload", "Chat: mixed prompts and answers. Long prompt: prefill-heavy. Shared prefix: one "
-                 "system prompt before every user turn."),
+    "clock": (
+        "Clock",
+        "worker: the tiny model's wall time on this worker (noisy, CPU-sized). h100-model: the "
+        "engine's real schedule, each step timed by a roofline of Llama-3-8B on one H100.",
+    ),
+    "workload": (
+        "Workload",
+        "Chat: mixed prompts and answers. Long prompt: prefill-heavy. Shared prefix: one "
+        "system prompt before every user turn.",
+    ),
     "arrivals": ("Arrivals", "Poisson at the rate below, bursts of 8 at the same mean rate, or all at once."),
     "request_rate": ("Request rate (requests/s)", ""),
     "num_requests": ("Requests", ""),
@@ -24,8 +31,17 @@ LABELS = {
 }
 
 GROUPS = (
-    ("Engine", ("max_num_seqs", "max_num_batched_tokens", "kv_tokens", "block_size", "enable_prefix_caching",
-                "enable_chunked_prefill")),
+    (
+        "Engine",
+        (
+            "max_num_seqs",
+            "max_num_batched_tokens",
+            "kv_tokens",
+            "block_size",
+            "enable_prefix_caching",
+            "enable_chunked_prefill",
+        ),
+    ),
     ("Workload", ("workload", "arrivals", "request_rate", "num_requests", "system_prompt_len", "seed")),
     ("Clock and service-level objective", ("clock", "slo_ttft_ms", "slo_itl_ms")),
 )

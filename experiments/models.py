@@ -1,4 +1,5 @@
 """One experiment on the reference engine: a learner's knobs, their cache key, and the worker's result."""
+
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
@@ -23,10 +24,15 @@ class Experiment(models.Model):
 
     class Meta:
         ordering = ["-created"]
-        indexes = [models.Index(fields=["owner", "-created"], name="experiments_owner_created"),
-                   models.Index(fields=["config_hash", "status"], name="experiments_hash_status")]
-        constraints = [models.CheckConstraint(condition=models.Q(status__in=["queued", "done", "failed"]),
-                                              name="experiments_status_valid")]
+        indexes = [
+            models.Index(fields=["owner", "-created"], name="experiments_owner_created"),
+            models.Index(fields=["config_hash", "status"], name="experiments_hash_status"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=["queued", "done", "failed"]), name="experiments_status_valid"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"experiment {self.pk} ({self.status})"

@@ -1,4 +1,5 @@
 """Experiment presets from presets.yaml: each a question, its knobs, and the course section that links it."""
+
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Reads for experiments: a learner's own runs, and the view of one result that the pages show."""
+
 from django.db.models import QuerySet
 
 from experiments.models import Experiment
@@ -6,7 +7,8 @@ from experiments.models import Experiment
 
 def experiment_list(*, owner) -> QuerySet[Experiment]:
     return Experiment.objects.filter(owner=owner).only(
-        "pk", "owner_id", "config", "status", "preset", "from_cache", "created")
+        "pk", "owner_id", "config", "status", "preset", "from_cache", "created"
+    )
 
 
 def experiment_for(*, owner, experiment_id) -> Experiment | None:
@@ -23,15 +25,20 @@ def _ms(value) -> str:
 
 
 METRIC_ROWS = (  # (label, how to read it from the metrics dict)
-    ("TTFT p50 (ms)", lambda m: _ms(m["ttft_ms"]["p50"])), ("TTFT p95 (ms)", lambda m: _ms(m["ttft_ms"]["p95"])),
-    ("TTFT p99 (ms)", lambda m: _ms(m["ttft_ms"]["p99"])), ("ITL p50 (ms)", lambda m: _ms(m["itl_ms"]["p50"])),
-    ("ITL p95 (ms)", lambda m: _ms(m["itl_ms"]["p95"])), ("ITL p99 (ms)", lambda m: _ms(m["itl_ms"]["p99"])),
+    ("TTFT p50 (ms)", lambda m: _ms(m["ttft_ms"]["p50"])),
+    ("TTFT p95 (ms)", lambda m: _ms(m["ttft_ms"]["p95"])),
+    ("TTFT p99 (ms)", lambda m: _ms(m["ttft_ms"]["p99"])),
+    ("ITL p50 (ms)", lambda m: _ms(m["itl_ms"]["p50"])),
+    ("ITL p95 (ms)", lambda m: _ms(m["itl_ms"]["p95"])),
+    ("ITL p99 (ms)", lambda m: _ms(m["itl_ms"]["p99"])),
     ("Throughput (output tok/s)", lambda m: f"{m['throughput_tok_s']:,.1f}"),
     ("Throughput (requests/s)", lambda m: f"{m['throughput_req_s']:,.2f}"),
     ("Goodput under the SLO (requests/s)", lambda m: f"{m['goodput_req_s']:,.2f}"),
     ("Requests meeting the SLO", lambda m: f"{m['slo_attainment']:.0%}"),
-    ("Preemptions", lambda m: str(m["preemptions"])), ("Peak KV usage", lambda m: f"{m['peak_kv_share']:.0%}"),
-    ("Prefix cache hit rate", lambda m: f"{m['prefix_hit_rate']:.0%}"), ("Engine steps", lambda m: str(m["steps"])),
+    ("Preemptions", lambda m: str(m["preemptions"])),
+    ("Peak KV usage", lambda m: f"{m['peak_kv_share']:.0%}"),
+    ("Prefix cache hit rate", lambda m: f"{m['prefix_hit_rate']:.0%}"),
+    ("Engine steps", lambda m: str(m["steps"])),
     ("Worker time (s)", lambda m: f"{m['worker_s']:.2f}"),
 )
 
@@ -54,12 +61,21 @@ def figures(experiment: Experiment) -> list[dict]:
 
 def _overlay(first: Experiment, a: dict, second: Experiment, b: dict | None) -> dict:
     """One figure with both runs' traces on shared axes: the first solid, the second dashed."""
-    traces = [{**trace, "name": f"#{first.pk} {trace.get('name', '')}".strip(), "legendgroup": "a"}
-              for trace in a["figure"].get("data", [])]
+    traces = [
+        {**trace, "name": f"#{first.pk} {trace.get('name', '')}".strip(), "legendgroup": "a"}
+        for trace in a["figure"].get("data", [])
+    ]
     for trace in (b or {}).get("figure", {}).get("data", []):
         line = {**trace.get("line", {}), "dash": "dash"}
-        traces.append({**trace, "line": line, "fill": "none", "legendgroup": "b",
-                       "name": f"#{second.pk} {trace.get('name', '')}".strip()})
+        traces.append(
+            {
+                **trace,
+                "line": line,
+                "fill": "none",
+                "legendgroup": "b",
+                "name": f"#{second.pk} {trace.get('name', '')}".strip(),
+            }
+        )
     layout = {**a["figure"].get("layout", {}), "showlegend": True, "height": 380}
     return {"title": a["title"], "figure": {"data": traces, "layout": layout}}
 
@@ -67,8 +83,11 @@ def _overlay(first: Experiment, a: dict, second: Experiment, b: dict | None) -> 
 def comparison(*, first: Experiment, second: Experiment) -> dict:
     """Two runs' metrics row by row, the knobs that differ, and each figure with both runs overlaid."""
     rows = [(label, a, b) for (label, a), (_, b) in zip(metric_rows(first), metric_rows(second))]
-    knobs = [(name, first.config.get(name), second.config.get(name)) for name in first.config
-             if first.config.get(name) != second.config.get(name)]
+    knobs = [
+        (name, first.config.get(name), second.config.get(name))
+        for name in first.config
+        if first.config.get(name) != second.config.get(name)
+    ]
     second_figures = {f["title"]: f for f in figures(second)}
     overlays = [_overlay(first, f, second, second_figures.get(f["title"])) for f in figures(first)]
     return {"first": first, "second": second, "rows": rows, "knobs": knobs, "figures": overlays}

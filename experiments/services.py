@@ -1,4 +1,5 @@
 """Writes for experiments: create (or serve from the cache), enqueue on the GPU worker, ingest its result."""
+
 import hashlib
 import json
 import logging
@@ -37,8 +38,10 @@ def stale_after() -> timedelta:
 def experiment_expire_stale(*, experiment: Experiment) -> Experiment:
     if experiment.status == Status.QUEUED and experiment.created < timezone.now() - stale_after():
         Experiment.objects.filter(pk=experiment.pk, status=Status.QUEUED).update(
-            status=Status.FAILED, finished=timezone.now(),
-            error="No worker answered in time; the run was dropped. Send it again.")
+            status=Status.FAILED,
+            finished=timezone.now(),
+            error="No worker answered in time; the run was dropped. Send it again.",
+        )
         experiment.refresh_from_db()
     return experiment
 
@@ -52,22 +55,32 @@ def experiment_create(*, owner, config: dict, preset: str = "") -> Experiment:
     try:
         knobs = normalize(config)
     except KnobError as error:
-        raise ExperimentRefused(error.message, field=error.field)
+        raise ExperimentRefused(error.message, field=error.field) from None
     key = config_hash(knobs)
     cached = Experiment.objects.filter(config_hash=key, status=Status.DONE).order_by("pk").first()
     if cached is not None:  # the engine would compute the same schedule; a repeat costs the worker nothing
-        return Experiment.objects.create(owner=owner, config=knobs, config_hash=key, preset=preset,
-                                         status=Status.DONE, result=cached.result, from_cache=True,
-                                         finished=timezone.now())
+        return Experiment.objects.create(
+            owner=owner,
+            config=knobs,
+            config_hash=key,
+            preset=preset,
+            status=Status.DONE,
+            result=cached.result,
+            from_cache=True,
+            finished=timezone.now(),
+        )
     for waiting in Experiment.objects.filter(owner=owner, status=Status.QUEUED):
         if experiment_expire_stale(experiment=waiting).status == Status.QUEUED:
-            raise ExperimentRefused("Your previous run is still waiting for the worker; "
-                                    "it must finish before the next one.")
+            raise ExperimentRefused(
+                "Your previous run is still waiting for the worker; it must finish before the next one."
+            )
     hour_ago = timezone.now() - timedelta(hours=1)
     used = Experiment.objects.filter(owner=owner, created__gte=hour_ago, from_cache=False).count()
     if used >= hourly_cap():
-        raise ExperimentRefused(f"You have used your {hourly_cap()} experiment runs for this hour; "
-                                "runs identical to an earlier one still come back at once.")
+        raise ExperimentRefused(
+            f"You have used your {hourly_cap()} experiment runs for this hour; "
+            "runs identical to an earlier one still come back at once."
+        )
     experiment = Experiment.objects.create(owner=owner, config=knobs, config_hash=key, preset=preset)
     transaction.on_commit(lambda: enqueue(experiment), robust=True)
     return experiment
@@ -75,8 +88,11 @@ def experiment_create(*, owner, config: dict, preset: str = "") -> Experiment:
 
 def enqueue(experiment: Experiment) -> None:
     current_app.send_task(
-        wire.RUN_EXPERIMENT, kwargs={"experiment_id": experiment.pk, "config": experiment.config},
-        queue=wire.GRADING_QUEUE, link=signature(wire.EXPERIMENT_RESULT, queue=wire.WEB_QUEUE))
+        wire.RUN_EXPERIMENT,
+        kwargs={"experiment_id": experiment.pk, "config": experiment.config},
+        queue=wire.GRADING_QUEUE,
+        link=signature(wire.EXPERIMENT_RESULT, queue=wire.WEB_QUEUE),
+    )
 
 
 def result_ingest(*, result: dict) -> bool:
@@ -87,8 +103,11 @@ def result_ingest(*, result: dict) -> bool:
         log.error("experiments: result without an experiment id ignored: %r", str(result)[:300])
         return False
     ok = result.get("ok") is True and isinstance(result.get("metrics"), dict)
-    fields = {"status": Status.DONE if ok else Status.FAILED, "finished": timezone.now(),
-              "result": result if ok else None,
-              "error": "" if ok else str(result.get("error") or "The worker sent no result.")[:2000]}
+    fields = {
+        "status": Status.DONE if ok else Status.FAILED,
+        "finished": timezone.now(),
+        "result": result if ok else None,
+        "error": "" if ok else str(result.get("error") or "The worker sent no result.")[:2000],
+    }
     changed = Experiment.objects.filter(pk=experiment_id, status=Status.QUEUED).update(**fields)
     return bool(changed)

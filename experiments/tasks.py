@@ -1,4 +1,5 @@
 """Celery tasks of the web side (the web queue) for experiments."""
+
 from celery import shared_task
 
 from experiments import services

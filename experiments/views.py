@@ -1,4 +1,5 @@
 """Experiment pages: the knobs form with presets and past runs, one run's live result, two runs side by side."""
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -27,13 +28,18 @@ def index(request):
     form = ExperimentForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
-            experiment = experiment_create(owner=request.user, config=form.config(),
-                                           preset=preset.slug if preset else "")
+            experiment = experiment_create(
+                owner=request.user, config=form.config(), preset=preset.slug if preset else ""
+            )
             return redirect(experiment)
         except ExperimentRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, str(refused))
-    context = {"form": form, "preset": preset, "presets": presets.preset_list(),
-               "runs": selectors.experiment_list(owner=request.user)[:50]}
+    context = {
+        "form": form,
+        "preset": preset,
+        "presets": presets.preset_list(),
+        "runs": selectors.experiment_list(owner=request.user)[:50],
+    }
     return render(request, "experiments/index.html", context, status=400 if form.errors else 200)
 
 
@@ -44,8 +50,12 @@ def detail(request, pk):
     if experiment is None:
         raise Http404("No such experiment.")
     experiment = experiment_expire_stale(experiment=experiment)
-    context = {"experiment": experiment, "rows": selectors.metric_rows(experiment),
-               "figures": selectors.figures(experiment), "preset": presets.preset_by_slug(experiment.preset)}
+    context = {
+        "experiment": experiment,
+        "rows": selectors.metric_rows(experiment),
+        "figures": selectors.figures(experiment),
+        "preset": presets.preset_by_slug(experiment.preset),
+    }
     return polled_page(request, "experiments/detail.html", context, finished=experiment.is_finished)
 
 

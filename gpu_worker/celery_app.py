@@ -2,6 +2,7 @@
 
 Start it with `celery -A gpu_worker.celery_app worker -Q gpu --pool=solo`.
 """
+
 import os
 import sys
 
@@ -10,12 +11,12 @@ import sys
 if "django" not in sys.modules:
     sys.modules["django"] = None  # type: ignore[assignment]
 
-from celery import Celery  # noqa: E402
+from celery import Celery
 
-import gpu_worker.heartbeat  # noqa: F401,E402  (beats once the worker is ready)
-from gpu_worker.contract import wire  # noqa: E402
-from gpu_worker.experiment_runner.task import register_experiment_tasks  # noqa: E402
-from gpu_worker.tasks import register_tasks  # noqa: E402
+import gpu_worker.heartbeat  # noqa: F401  (beats once the worker is ready)
+from gpu_worker.contract import wire
+from gpu_worker.experiment_runner.task import register_experiment_tasks
+from gpu_worker.tasks import register_tasks
 
 
 def apply_worker_settings(app: Celery) -> None:

@@ -1,4 +1,5 @@
 """Shell entry point: `python -m gpu_worker.grade LAB FILE --mode run|submit` prints the result JSON."""
+
 import argparse
 import json
 import sys

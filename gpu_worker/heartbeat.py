@@ -5,6 +5,7 @@ the web task `health.worker_heartbeat` (`wire.WORKER_HEARTBEAT`) records each be
 instead of sending a task per hit. A beat says which queues the worker serves, whether it can
 isolate learner code (grading queue only) and which run it is grading now.
 """
+
 import logging
 import threading
 
@@ -35,8 +36,9 @@ def send_heartbeat(app, node: str | None = None, queues: list[str] | None = None
     app.send_task(wire.WORKER_HEARTBEAT, kwargs={"info": beat_info(queues, node)}, queue=wire.WEB_QUEUE)
 
 
-def start_heartbeat(app, node: str | None = None, interval_s: float = wire.HEARTBEAT_INTERVAL_S,
-                    queues: list[str] | None = None) -> threading.Event:
+def start_heartbeat(
+    app, node: str | None = None, interval_s: float = wire.HEARTBEAT_INTERVAL_S, queues: list[str] | None = None
+) -> threading.Event:
     """A daemon thread that beats at once and then every `interval_s`; set the returned event to stop it."""
     stop = threading.Event()
 

@@ -1,4 +1,5 @@
 """The tasks a GPU worker serves, registered by name on whichever Celery app runs them."""
+
 import socket
 import sys
 import time

@@ -1,6 +1,7 @@
 """Timing a call the plain way: warm it up, time each repeat (waiting for the GPU), keep the median.
 
 Timing across ranks is its own method (gpu_worker/collectives/bandwidth.py: barriers, the slowest rank)."""
+
 import statistics
 import time
 from contextlib import contextmanager

@@ -6,6 +6,7 @@ thread; past the limit the task gives up with an internal_error result (the lear
 then asks its own worker to shut down warmly, so the supervisor (scripts/supervise.py, or the
 container's restart policy) starts a fresh process without the stuck thread.
 """
+
 import logging
 import os
 import signal

@@ -1,4 +1,5 @@
 """Who a worker is, in one place: the `worker` of every lab result, the ping answer and the heartbeat."""
+
 import os
 import platform
 import socket
@@ -32,8 +33,11 @@ def _torch_info() -> dict:
 
         cuda = torch.cuda.is_available()
         # the GPU model: leaderboards rank per model
-        return {"torch": torch.__version__, "device": "cuda" if cuda else "cpu",
-                "cuda": torch.cuda.get_device_name(0) if cuda else None}
+        return {
+            "torch": torch.__version__,
+            "device": "cuda" if cuda else "cpu",
+            "cuda": torch.cuda.get_device_name(0) if cuda else None,
+        }
     except Exception as error:  # a worker without torch still answers, and says so
         return {"torch": None, "cuda": None, "torch_error": f"{type(error).__name__}: {error}"}
 
@@ -45,8 +49,10 @@ def _sandbox_status() -> dict:
         status = sandbox_status()
         return {"sandbox": status.get("level", "unknown"), "sandbox_status": status}
     except Exception as error:
-        return {"sandbox": "unknown",
-                "sandbox_status": {"ok": False, "level": "unknown", "reason": f"{type(error).__name__}: {error}"}}
+        return {
+            "sandbox": "unknown",
+            "sandbox_status": {"ok": False, "level": "unknown", "reason": f"{type(error).__name__}: {error}"},
+        }
 
 
 def _device_status() -> dict:
@@ -55,5 +61,9 @@ def _device_status() -> dict:
 
         return device_status()
     except Exception as error:
-        return {"gpu_host": None, "cuda_usable": False, "device": "unknown",
-                "reason": f"{type(error).__name__}: {error}"}
+        return {
+            "gpu_host": None,
+            "cuda_usable": False,
+            "device": "unknown",
+            "reason": f"{type(error).__name__}: {error}",
+        }

@@ -1,4 +1,5 @@
 """The last word from each Celery worker, recorded as it arrives."""
+
 from django.db import models
 
 

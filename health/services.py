@@ -1,4 +1,5 @@
 """Writes of health: each worker's heartbeat, upserted as it arrives."""
+
 from django.utils import timezone
 
 from health.models import WorkerHeartbeat
@@ -10,5 +11,6 @@ def heartbeat_record(*, info: dict) -> WorkerHeartbeat:
     host = str(info.get("host") or "unknown")[:200]
     name = str(info.get("node") or host)[:200]
     beat, _ = WorkerHeartbeat.objects.update_or_create(
-        name=name, defaults={"host": host, "info": info, "last_seen": timezone.now()})
+        name=name, defaults={"host": host, "info": info, "last_seen": timezone.now()}
+    )
     return beat

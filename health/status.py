@@ -2,6 +2,7 @@
 
 A check sends no task and waits on no worker: workers beat every few seconds (gpu_worker/heartbeat.py,
 `wire.HEARTBEAT_INTERVAL_S`) and the web worker records each beat."""
+
 from datetime import timedelta
 
 from django.conf import settings
@@ -39,15 +40,20 @@ def _check_broker() -> dict:
 def fresh_beats() -> list[dict]:
     """The beats of every worker alive now (one that beat within `wire.WORKER_FRESH_S`)."""
     since = timezone.now() - timedelta(seconds=wire.WORKER_FRESH_S)
-    return [{**beat.info, "name": beat.name, "age_s": round((timezone.now() - beat.last_seen).total_seconds(), 1)}
-            for beat in WorkerHeartbeat.objects.filter(last_seen__gte=since)]
+    return [
+        {**beat.info, "name": beat.name, "age_s": round((timezone.now() - beat.last_seen).total_seconds(), 1)}
+        for beat in WorkerHeartbeat.objects.filter(last_seen__gte=since)
+    ]
 
 
 def _serving(beats: list[dict], queue: str) -> dict:
     serving = [beat for beat in beats if queue in (beat.get("queues") or [wire.GRADING_QUEUE])]
     if not serving:
-        return {"ok": False, "error": f"no worker on queue {queue!r} sent a heartbeat in the last "
-                                      f"{wire.WORKER_FRESH_S:g} s", "workers": []}
+        return {
+            "ok": False,
+            "error": f"no worker on queue {queue!r} sent a heartbeat in the last {wire.WORKER_FRESH_S:g} s",
+            "workers": [],
+        }
     return {"ok": True, "workers": serving}
 
 

@@ -1,4 +1,5 @@
 """The web worker's task that records heartbeats (web queue)."""
+
 from celery import shared_task
 
 from gpu_worker.contract import wire

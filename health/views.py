@@ -1,5 +1,6 @@
 """/healthz and the status page. Anyone sees ok/not-ok per part; staff and instructors also see hosts,
 PIDs, versions and reasons."""
+
 from django.http import JsonResponse
 from django.shortcuts import render
 

@@ -20,21 +20,51 @@ def learner_timeline(submissions, attempts) -> dict:
             best = max(best, percent)
             best_so_far.append(best)
         times = [when for when, _percent in runs]
-        traces.append({"type": "scatter", "mode": "markers", "name": f"{slug}: each run", "legendgroup": slug,
-                       "x": times, "y": [percent for _when, percent in runs], "marker": {"color": colour, "size": 8}})
-        traces.append({"type": "scatter", "mode": "lines", "name": f"{slug}: best so far", "legendgroup": slug,
-                       "x": times, "y": best_so_far, "line": {"shape": "hv", "color": colour, "width": 2}})
-    drills = {"type": "scatter", "mode": "markers", "name": "drill answers (correct = 100)", "x": [], "y": [],
-              "marker": {"symbol": "x", "color": "#888"}}
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{slug}: each run",
+                "legendgroup": slug,
+                "x": times,
+                "y": [percent for _when, percent in runs],
+                "marker": {"color": colour, "size": 8},
+            }
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"{slug}: best so far",
+                "legendgroup": slug,
+                "x": times,
+                "y": best_so_far,
+                "line": {"shape": "hv", "color": colour, "width": 2},
+            }
+        )
+    drills = {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "drill answers (correct = 100)",
+        "x": [],
+        "y": [],
+        "marker": {"symbol": "x", "color": "#888"},
+    }
     for attempt in sorted(attempts, key=lambda a: a.created_at):
         if attempt.is_correct is not None:
             drills["x"].append(attempt.created_at.isoformat())
             drills["y"].append(100 if attempt.is_correct else 0)
-    return {"data": [*traces, drills],
-            "layout": {"title": {"text": "Activity over time"}, "yaxis": {"title": {"text": "score %"},
-                                                                       "range": [-5, 105]},
-                       "legend": {"orientation": "h", "y": -0.2},
-                       "height": 340, "margin": {"t": 40, "r": 10}, **CLEAR}}
+    return {
+        "data": [*traces, drills],
+        "layout": {
+            "title": {"text": "Activity over time"},
+            "yaxis": {"title": {"text": "score %"}, "range": [-5, 105]},
+            "legend": {"orientation": "h", "y": -0.2},
+            "height": 340,
+            "margin": {"t": 40, "r": 10},
+            **CLEAR,
+        },
+    }
 
 
 PALETTE = ["#2f5bd3", "#17794a", "#9a6200", "#b3261e", "#6b3fa0", "#00838f"]
@@ -55,12 +85,28 @@ def score_histogram(scores: list[float], max_score: float) -> dict:
     width = (max_score or 1.0) / bins
     counts = score_bins(scores, max_score or 1.0, bins)
     labels = [f"{i * width:g}–{(i + 1) * width:g}" for i in range(bins)]
-    return {"data": [{"type": "bar", "x": [round((i + 0.5) * width, 6) for i in range(bins)], "y": counts,
-                      "width": [width] * bins, "name": "scores", "customdata": labels,
-                      "hovertemplate": "score %{customdata}: %{y} submissions<extra></extra>"}],
-            "layout": {"title": {"text": "Scores of the graded submissions"},
-                       "xaxis": {"title": {"text": f"score (out of {max_score:g}; the last bar includes {max_score:g})"},
-                                 "range": [0, max_score or 1.0]},
-                       "yaxis": {"title": {"text": "submissions"}, "rangemode": "tozero"}, "height": 300,
-                       "bargap": 0.05, "margin": {"t": 40, "r": 10}, **CLEAR}}
-
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "x": [round((i + 0.5) * width, 6) for i in range(bins)],
+                "y": counts,
+                "width": [width] * bins,
+                "name": "scores",
+                "customdata": labels,
+                "hovertemplate": "score %{customdata}: %{y} submissions<extra></extra>",
+            }
+        ],
+        "layout": {
+            "title": {"text": "Scores of the graded submissions"},
+            "xaxis": {
+                "title": {"text": f"score (out of {max_score:g}; the last bar includes {max_score:g})"},
+                "range": [0, max_score or 1.0],
+            },
+            "yaxis": {"title": {"text": "submissions"}, "rangemode": "tozero"},
+            "height": 300,
+            "bargap": 0.05,
+            "margin": {"t": 40, "r": 10},
+            **CLEAR,
+        },
+    }

@@ -1,10 +1,10 @@
 """Forms of the dashboard; each rejects bad input with a message the page shows."""
+
 from datetime import datetime
 
 from django import forms
 from django.forms.utils import pretty_name
 from django.utils import timezone
-
 
 DATETIME_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]
 
@@ -36,10 +36,12 @@ class CohortLabForm(forms.Form):
     """One lab's policy, pre-filled in that lab's row of the table; `policy_data` fills what a post leaves out."""
 
     lab_slug = forms.ChoiceField(label="Lab", widget=forms.HiddenInput)
-    due_at = forms.DateTimeField(required=False, input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput(),
-                                 label="Due")
-    late_due_at = forms.DateTimeField(required=False, input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput(),
-                                      label="Late due (zero after)")
+    due_at = forms.DateTimeField(
+        required=False, input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput(), label="Due"
+    )
+    late_due_at = forms.DateTimeField(
+        required=False, input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput(), label="Late due (zero after)"
+    )
     percent_per_day = forms.FloatField(min_value=0, max_value=100, initial=0, label="% off per day late")
     weight = forms.FloatField(min_value=0, max_value=1000, initial=1)
 
@@ -69,15 +71,23 @@ def policy_values(policy, lab_slug: str) -> dict:
     """The form's values for a lab's current policy (the defaults when it has none)."""
     if policy is None:
         return {"lab_slug": lab_slug, "due_at": None, "late_due_at": None, "percent_per_day": 0, "weight": 1}
-    return {"lab_slug": lab_slug, "due_at": policy.due_at, "late_due_at": policy.late_due_at,
-            "percent_per_day": policy.percent_per_day, "weight": policy.weight}
+    return {
+        "lab_slug": lab_slug,
+        "due_at": policy.due_at,
+        "late_due_at": policy.late_due_at,
+        "percent_per_day": policy.percent_per_day,
+        "weight": policy.weight,
+    }
 
 
 def policy_data(posted, current: dict) -> dict:
     """The posted fields over the current values: a field the post leaves out keeps its value, never blanks it."""
-    data = {key: "" if value is None else (timezone.localtime(value).strftime("%Y-%m-%dT%H:%M")
-                                           if isinstance(value, datetime) else value)
-            for key, value in current.items()}
+    data = {
+        key: ""
+        if value is None
+        else (timezone.localtime(value).strftime("%Y-%m-%dT%H:%M") if isinstance(value, datetime) else value)
+        for key, value in current.items()
+    }
     data.update({key: posted[key] for key in current if key in posted})
     return data
 
@@ -90,13 +100,19 @@ def _learner_label(learner) -> str:
 class OverrideForm(forms.Form):
     """Pickers, not typed slugs: the learner from the cohort's roster, the target from its labs and modules."""
 
-    learner = forms.TypedChoiceField(coerce=int, label="Learner",
-                                     error_messages={"invalid_choice": "That learner is not in this cohort."})
-    target = forms.ChoiceField(label="Lab or module",
-                               error_messages={"invalid_choice": "Pick a lab or module of this course."})
+    learner = forms.TypedChoiceField(
+        coerce=int, label="Learner", error_messages={"invalid_choice": "That learner is not in this cohort."}
+    )
+    target = forms.ChoiceField(
+        label="Lab or module", error_messages={"invalid_choice": "Pick a lab or module of this course."}
+    )
     score = forms.FloatField()
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), strip=True, label="Reason (required)",
-                             error_messages={"required": "Give a reason for the override."})
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        strip=True,
+        label="Reason (required)",
+        error_messages={"required": "Give a reason for the override."},
+    )
 
     def __init__(self, *args, targets: list[dict], learners, fixed_learner=None, **kwargs):
         """`targets`: [{kind, slug, title, max_score}]; `learners`: the roster's users (or just `fixed_learner`)."""
@@ -106,8 +122,11 @@ class OverrideForm(forms.Form):
         for t in targets:
             label = f"{t['title']} ({t['slug']}, max {t['max_score']:g})"
             groups[t["kind"]].append((f"{t['kind']}:{t['slug']}", label))
-        self.fields["target"].choices = [("", "Pick a lab or module"), ("Labs", groups["lab"]),
-                                         ("Modules (drill mastery %)", groups["module"])]
+        self.fields["target"].choices = [
+            ("", "Pick a lab or module"),
+            ("Labs", groups["lab"]),
+            ("Modules (drill mastery %)", groups["module"]),
+        ]
         self.fields["learner"].choices = [(user.pk, _learner_label(user)) for user in learners]
         if fixed_learner is not None:
             self.fields["learner"].widget = forms.HiddenInput()

@@ -2,11 +2,12 @@
 
 The matrix, the learner page and the CSV export all read these numbers, so they cannot disagree.
 """
+
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from instructor import sources
 from cohorts.models import Cohort, CohortLab, ScoreOverride
+from instructor import sources
 
 DEFAULT_LAB_MAX = 1.0  # the worker's max_score when a lab has no scored submission yet
 MODULE_MAX = 100.0  # module overrides are a mastery percentage
@@ -74,10 +75,24 @@ class Gradebook:
 
     def override_target_list(self) -> list[dict]:
         """[{kind, slug, title, max_score}] of every override target, labs then modules, for the form's picker."""
-        labs = [{"kind": ScoreOverride.Kind.LAB.value, "slug": lab["slug"], "title": lab["title"],
-                 "max_score": lab["max_score"]} for lab in self.labs]
-        return labs + [{"kind": ScoreOverride.Kind.MODULE.value, "slug": m["slug"],
-                        "title": f"{m['order']}. {m['title']}", "max_score": MODULE_MAX} for m in self.modules]
+        labs = [
+            {
+                "kind": ScoreOverride.Kind.LAB.value,
+                "slug": lab["slug"],
+                "title": lab["title"],
+                "max_score": lab["max_score"],
+            }
+            for lab in self.labs
+        ]
+        return labs + [
+            {
+                "kind": ScoreOverride.Kind.MODULE.value,
+                "slug": m["slug"],
+                "title": f"{m['order']}. {m['title']}",
+                "max_score": MODULE_MAX,
+            }
+            for m in self.modules
+        ]
 
 
 def _lab_grades(rows: list[dict], policies: dict[str, CohortLab]) -> dict[tuple[int, str], LabGrade]:
@@ -90,20 +105,34 @@ def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> lis
     module_of = {lab["slug"]: lab["module_slug"] for lab in catalogue}
     module_of.update({lab: module["slug"] for module in modules for lab in module["labs"]})
     for module in modules:  # a module lists its labs; a lab that names its module counts there too
-        module["labs"] += [lab["slug"] for lab in catalogue
-                           if module_of[lab["slug"]] == module["slug"] and lab["slug"] not in module["labs"]]
+        module["labs"] += [
+            lab["slug"]
+            for lab in catalogue
+            if module_of[lab["slug"]] == module["slug"] and lab["slug"] not in module["labs"]
+        ]
     maxima: dict[str, float] = {}
     for row in rows:
         maxima[row["lab__slug"]] = max(maxima.get(row["lab__slug"], 0.0), row["max_score"] or 0.0)
-    return [{"slug": slug, "title": title, "module": module_of.get(slug), "max_score": maxima.get(slug) or DEFAULT_LAB_MAX,
-             "policy": policies.get(slug), "weight": policies[slug].weight if slug in policies else 1.0}
-            for slug, title in ((lab["slug"], lab["title"]) for lab in catalogue)]
+    return [
+        {
+            "slug": slug,
+            "title": title,
+            "module": module_of.get(slug),
+            "max_score": maxima.get(slug) or DEFAULT_LAB_MAX,
+            "policy": policies.get(slug),
+            "weight": policies[slug].weight if slug in policies else 1.0,
+        }
+        for slug, title in ((lab["slug"], lab["title"]) for lab in catalogue)
+    ]
 
 
 def _active_overrides(cohort: Cohort, user_ids) -> dict[tuple[int, str, str], ScoreOverride]:
     active: dict[tuple[int, str, str], ScoreOverride] = {}
-    for override in (ScoreOverride.objects.filter(cohort=cohort, learner_id__in=user_ids, undone_at__isnull=True)
-                     .select_related("created_by").order_by("created_at", "id")):
+    for override in (
+        ScoreOverride.objects.filter(cohort=cohort, learner_id__in=user_ids, undone_at__isnull=True)
+        .select_related("created_by")
+        .order_by("created_at", "id")
+    ):
         active[(override.learner_id, override.kind, override.target_slug)] = override  # newest wins
     return active
 
@@ -130,8 +159,10 @@ def cohort_gradebook(cohort: Cohort, *, learner_ids=None) -> Gradebook:
     last_submit = sources.last_submission_at(ids)
     rows = []
     for user in users:
-        row = LearnerGrades(user=user, last_activity=_latest(last_read.get(user.pk), last_attempt.get(user.pk),
-                                                             last_submit.get(user.pk)))
+        row = LearnerGrades(
+            user=user,
+            last_activity=_latest(last_read.get(user.pk), last_attempt.get(user.pk), last_submit.get(user.pk)),
+        )
         for lab in labs:
             grade = lab_grades.get((user.pk, lab["slug"])) or LabGrade(max_score=lab["max_score"])
             grade.override = overrides.get((user.pk, ScoreOverride.Kind.LAB, lab["slug"]))
@@ -147,9 +178,12 @@ def cohort_gradebook(cohort: Cohort, *, learner_ids=None) -> Gradebook:
 
 
 def _module_grade(user_id, module, lab_grades, mastery, reads, overrides) -> ModuleGrade:
-    grade = ModuleGrade(sections_read=reads.get((user_id, module["slug"]), 0), sections=module["sections"],
-                        mastery=mastery.get((user_id, module["slug"]), 0.0),
-                        override=overrides.get((user_id, ScoreOverride.Kind.MODULE, module["slug"])))
+    grade = ModuleGrade(
+        sections_read=reads.get((user_id, module["slug"]), 0),
+        sections=module["sections"],
+        mastery=mastery.get((user_id, module["slug"]), 0.0),
+        override=overrides.get((user_id, ScoreOverride.Kind.MODULE, module["slug"])),
+    )
     labs = [lab_grades[slug] for slug in module["labs"] if slug in lab_grades]
     if any(lab.final is not None for lab in labs):
         grade.lab_pct = round(100 * sum(lab.final or 0.0 for lab in labs) / sum(lab.max_score for lab in labs), 1)

@@ -1,4 +1,5 @@
 """The progress matrix: one compact, coloured cell per module, sorted by any column, filtered by name, idle flagged."""
+
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
@@ -9,8 +10,13 @@ from instructor.gradebook import Gradebook, LearnerGrades, ModuleGrade
 
 FIXED_COLUMNS = ("name", "last", "total")
 # Colour steps of a module's progress, lowest first: (class, lower bound in percent, legend label).
-HEAT_STEPS = (("heat-1", 0, "under 25%"), ("heat-2", 25, "25–49%"), ("heat-3", 50, "50–74%"),
-              ("heat-4", 75, "75–99%"), ("heat-5", 100, "100%"))
+HEAT_STEPS = (
+    ("heat-1", 0, "under 25%"),
+    ("heat-2", 25, "25–49%"),
+    ("heat-3", 50, "50–74%"),
+    ("heat-4", 75, "75–99%"),
+    ("heat-5", 100, "100%"),
+)
 
 
 @dataclass
@@ -30,8 +36,10 @@ class Cell:
         """What the cell stands for, in words: the tooltip and the link's accessible name."""
         g = self.grade
         lab = f"lab {g.lab_pct:g}%" if g.lab_pct is not None else ("no lab score" if self.module["labs"] else "no lab")
-        return (f"{self.module['order']}. {self.module['title']}: read {g.sections_read}/{g.sections}, "
-                f"drills {round(100 * g.final_mastery)}%, {lab}")
+        return (
+            f"{self.module['order']}. {self.module['title']}: read {g.sections_read}/{g.sections}, "
+            f"drills {round(100 * g.final_mastery)}%, {lab}"
+        )
 
 
 @dataclass
@@ -70,8 +78,15 @@ def _sort_key(column: str):
     return cell
 
 
-def matrix_rows(gradebook: Gradebook, *, sort: str = "name", descending: bool = False, query: str = "",
-                inactive_days: int | None = None, now: datetime) -> list[MatrixRow]:
+def matrix_rows(
+    gradebook: Gradebook,
+    *,
+    sort: str = "name",
+    descending: bool = False,
+    query: str = "",
+    inactive_days: int | None = None,
+    now: datetime,
+) -> list[MatrixRow]:
     """Rows to show; an unknown sort column falls back to the name."""
     query = query.strip().lower()
     cutoff = now - timedelta(days=inactive_days) if inactive_days else None
@@ -81,8 +96,10 @@ def matrix_rows(gradebook: Gradebook, *, sort: str = "name", descending: bool = 
         if query and query not in f"{user.username} {user.get_full_name()} {user.email}".lower():
             continue
         inactive = cutoff is not None and (grades.last_activity is None or grades.last_activity < cutoff)
-        cells = [Cell(module=m, grade=grades.modules[m["slug"]],
-                      progress=module_progress(m, grades.modules[m["slug"]])) for m in gradebook.modules]
+        cells = [
+            Cell(module=m, grade=grades.modules[m["slug"]], progress=module_progress(m, grades.modules[m["slug"]]))
+            for m in gradebook.modules
+        ]
         rows.append(MatrixRow(grades=grades, inactive=inactive, cells=cells))
     if sort not in columns(gradebook):
         sort = "name"
@@ -113,6 +130,8 @@ def cells_html(row: MatrixRow, cell_url: str) -> str:
     for cell in row.cells:
         text = "·" if cell.progress is None else f"{cell.progress:.0f}"
         summary = escape(cell.summary)
-        out.append(f'<td class="dash-cell {cell.heat}"><a href="{escape(cell_url.format(slug=cell.module["slug"]))}" '
-                   f'title="{summary}" aria-label="{summary}">{text}</a></td>')
+        out.append(
+            f'<td class="dash-cell {cell.heat}"><a href="{escape(cell_url.format(slug=cell.module["slug"]))}" '
+            f'title="{summary}" aria-label="{summary}">{text}</a></td>'
+        )
     return "".join(out)

@@ -1,4 +1,5 @@
 """Writes of the dashboard that reach labs: regrades of one submission or of a whole lab."""
+
 from django.db import transaction
 
 from cohorts.models import Cohort, Membership

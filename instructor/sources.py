@@ -3,6 +3,7 @@ and asks labs' service for a regrade. Nothing here queries another app's models 
 
 If a selector's name or shape changes, only this file changes.
 """
+
 from datetime import datetime
 
 from course import selectors as course
@@ -11,13 +12,15 @@ from labs import selectors as labs
 from labs import services as lab_services
 from labs.models import Submission
 
-
 # --- course -------------------------------------------------------------------------------
+
 
 def modules() -> list[dict]:
     """[{slug, title, order, labs: [lab slug...], sections: n}] in course order (1 query)."""
-    return [{"slug": m.slug, "title": m.title, "order": m.order, "labs": list(m.labs or []),
-             "sections": m.section_count} for m in course.module_list()]
+    return [
+        {"slug": m.slug, "title": m.title, "order": m.order, "labs": list(m.labs or []), "sections": m.section_count}
+        for m in course.module_list()
+    ]
 
 
 def sections_read_counts(user_ids) -> dict[tuple[int, str], int]:
@@ -35,6 +38,7 @@ def reads_for(user, limit: int = 200) -> list:
 
 # --- drills -------------------------------------------------------------------------------
 
+
 def mastery_for_users(user_ids) -> dict[tuple[int, str], float]:
     return drills.mastery_for_users(user_ids=list(user_ids))
 
@@ -48,6 +52,7 @@ def attempts_for(user, limit: int = 200) -> list:
 
 
 # --- labs ---------------------------------------------------------------------------------
+
 
 def lab_slugs() -> list[str]:
     return list(labs.lab_list().values_list("slug", flat=True))

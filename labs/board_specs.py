@@ -1,5 +1,6 @@
 """Which labs have a leaderboard, and for each the trusted figure that ranks it, which way is better, and the
 fixed workload it is measured on. Query expressions only: labs.models and labs.leaderboard both read this."""
+
 from dataclasses import dataclass
 
 from django.db.models import FloatField, Q
@@ -26,19 +27,28 @@ def _number(path: str):
 
 SPECS = {
     "paged-attention": BoardSpec(
-        figure="median latency", unit="ms", lower_is_better=True,
+        figure="median latency",
+        unit="ms",
+        lower_is_better=True,
         workload="decode attention, batch 4, 8 query heads, context 1024, timed by the grader",
         value=_number("result__metrics__median_ms"),
-        fixed_workload=Q(result__metrics__timing_context=1024, result__metrics__median_ms__isnull=False)),
+        fixed_workload=Q(result__metrics__timing_context=1024, result__metrics__median_ms__isnull=False),
+    ),
     "scheduler": BoardSpec(
-        figure="throughput", unit="tokens/step", lower_is_better=False,
+        figure="throughput",
+        unit="tokens/step",
+        lower_is_better=False,
         workload="a hidden chat-shaped trace of 24 requests, the same for every submission on this site, "
-                 "replayed by the grader after an accepted submit",
+        "replayed by the grader after an accepted submit",
         value=_number("result__metrics__board__throughput"),
-        fixed_workload=Q(result__metrics__board__throughput__isnull=False)),
+        fixed_workload=Q(result__metrics__board__throughput__isnull=False),
+    ),
     "ring-allreduce": BoardSpec(
-        figure="bus bandwidth", unit="GB/s", lower_is_better=False,
+        figure="bus bandwidth",
+        unit="GB/s",
+        lower_is_better=False,
         workload="all-reduce of 4 MiB (float32) over 4 ranks, timed by the grader around the exchange",
         value=_number("result__metrics__bandwidth__3__busbw"),
-        fixed_workload=Q(result__metrics__bandwidth__3__size=4 * 1048576)),
+        fixed_workload=Q(result__metrics__bandwidth__3__size=4 * 1048576),
+    ),
 }

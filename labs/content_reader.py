@@ -1,4 +1,5 @@
 """Reads and validates labs/content/<slug>/{lab.yaml, statement.md, starter.py}; errors name file and field."""
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,8 +30,19 @@ class LabContent:
     unknown_fields: tuple = ()
 
     def model_fields(self) -> dict:
-        return {name: getattr(self, name) for name in ("title", "module_slug", "order", "summary", "contract",
-                                                       "limits", "statement_html", "starter_code")}
+        return {
+            name: getattr(self, name)
+            for name in (
+                "title",
+                "module_slug",
+                "order",
+                "summary",
+                "contract",
+                "limits",
+                "statement_html",
+                "starter_code",
+            )
+        }
 
 
 def read_all(root: Path = CONTENT_DIR) -> list[LabContent]:
@@ -67,7 +79,7 @@ def _read(path: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        raise LabContentError(f"{path}: not UTF-8 ({error})")
+        raise LabContentError(f"{path}: not UTF-8 ({error})") from None
     if not text.strip():
         raise LabContentError(f"{path}: file is empty")
     return text
@@ -83,7 +95,7 @@ def _yaml(path: Path) -> dict:
     try:
         data = yaml.safe_load(_read(path))
     except yaml.YAMLError as error:
-        raise LabContentError(f"{path}: invalid YAML: {error}")
+        raise LabContentError(f"{path}: invalid YAML: {error}") from None
     if not isinstance(data, dict):
         raise LabContentError(f"{path}: must be a mapping of fields, got {type(data).__name__}")
     return data

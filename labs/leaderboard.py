@@ -1,5 +1,6 @@
 """Leaderboards for the labs with a speed: each learner's best accepted submission, ranked by one figure the
 grader measured on its own side, on a workload that is the same for every submission, per device kind."""
+
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -10,7 +11,7 @@ from django.db.models.functions import Coalesce, NullIf, RowNumber
 from accounts.roles import is_instructor
 from cohorts.models import Cohort
 from labs.board_specs import SPECS, BoardSpec
-from labs.models import Lab, CohortBoard, Submission
+from labs.models import CohortBoard, Lab, Submission
 
 
 @dataclass
@@ -60,25 +61,42 @@ def best_per_learner(*, lab: Lab, learner_ids=None) -> dict[str, list[dict]]:
     spec = SPECS[lab.slug]
     order = F("figure").asc() if spec.lower_is_better else F("figure").desc()
     # The GPU model's name when the worker reported one, else "cpu" or "cuda" as the grader saw it.
-    device = Coalesce(*(NullIf(KT(path), Value("null")) for path in  # SQLite reads a JSON null as "null"
-                        ("result__worker__cuda", "result__metrics__device", "result__worker__device")),
-                      Value("unknown"), output_field=TextField())
-    rows = (Submission.objects
-            .filter(spec.fixed_workload, lab=lab, mode=Submission.Mode.SUBMIT, status=Submission.Status.DONE,
-                    verdict="accepted")
-            .filter(**({} if learner_ids is None else {"learner_id__in": learner_ids}))
-            .annotate(figure=spec.value, device=device)
-            .filter(figure__isnull=False)
-            .annotate(place=Window(RowNumber(), partition_by=[F("learner_id"), F("device")],
-                                   order_by=[order, F("created_at").asc(), F("id").asc()]))
-            .filter(place=1)
-            .values("learner_id", "learner__username", "figure", "device", "id", "created_at"))
+    device = Coalesce(
+        *(
+            NullIf(KT(path), Value("null"))
+            for path in (  # SQLite reads a JSON null as "null"
+                "result__worker__cuda",
+                "result__metrics__device",
+                "result__worker__device",
+            )
+        ),
+        Value("unknown"),
+        output_field=TextField(),
+    )
+    rows = (
+        Submission.objects.filter(
+            spec.fixed_workload, lab=lab, mode=Submission.Mode.SUBMIT, status=Submission.Status.DONE, verdict="accepted"
+        )
+        .filter(**({} if learner_ids is None else {"learner_id__in": learner_ids}))
+        .annotate(figure=spec.value, device=device)
+        .filter(figure__isnull=False)
+        .annotate(
+            place=Window(
+                RowNumber(),
+                partition_by=[F("learner_id"), F("device")],
+                order_by=[order, F("created_at").asc(), F("id").asc()],
+            )
+        )
+        .filter(place=1)
+        .values("learner_id", "learner__username", "figure", "device", "id", "created_at")
+    )
     boards: dict[str, list[dict]] = {}
     for row in rows:
         boards.setdefault(row["device"], []).append(row)
     for device_rows in boards.values():  # better figure first; of equals, who got there first
-        device_rows.sort(key=lambda row: (row["figure"] if spec.lower_is_better else -row["figure"],
-                                          row["created_at"], row["id"]))
+        device_rows.sort(
+            key=lambda row: (row["figure"] if spec.lower_is_better else -row["figure"], row["created_at"], row["id"])
+        )
     return boards
 
 
@@ -94,9 +112,17 @@ def board_for(*, lab: Lab, viewer, device: str = "", cohort: Cohort | None = Non
     entries, previous = [], None
     for position, row in enumerate(boards.get(device, []), start=1):
         rank = entries[-1].rank if previous == row["figure"] else position
-        entries.append(Entry(rank=rank, learner_id=row["learner_id"], username=row["learner__username"],
-                             figure=row["figure"], submission_id=row["id"], submitted_at=row["created_at"],
-                             is_own=row["learner_id"] == viewer.pk))
+        entries.append(
+            Entry(
+                rank=rank,
+                learner_id=row["learner_id"],
+                username=row["learner__username"],
+                figure=row["figure"],
+                submission_id=row["id"],
+                submitted_at=row["created_at"],
+                is_own=row["learner_id"] == viewer.pk,
+            )
+        )
         previous = row["figure"]
     return Board(lab=lab, spec=SPECS[lab.slug], device=device, devices=devices, entries=entries)
 
@@ -114,13 +140,16 @@ def cohorts_for(*, viewer) -> list[Cohort]:
 
 def hidden_in(*, lab: Lab, cohorts: list[Cohort]) -> list[Cohort]:
     """Those of `cohorts` whose instructor hid this lab's board."""
-    hidden = set(CohortBoard.objects.filter(lab=lab, cohort__in=cohorts, hidden=True)
-                 .values_list("cohort_id", flat=True))
+    hidden = set(
+        CohortBoard.objects.filter(lab=lab, cohort__in=cohorts, hidden=True).values_list("cohort_id", flat=True)
+    )
     return [cohort for cohort in cohorts if cohort.pk in hidden]
 
 
 def hidden_for_learner(*, lab: Lab, viewer) -> bool:
     """A learner in any cohort that hides the board does not see it, at either scope."""
-    return (viewer.is_authenticated and not is_instructor(viewer)
-            and CohortBoard.objects.filter(lab=lab, hidden=True, cohort__memberships__learner=viewer)
-            .exists())
+    return (
+        viewer.is_authenticated
+        and not is_instructor(viewer)
+        and CohortBoard.objects.filter(lab=lab, hidden=True, cohort__memberships__learner=viewer).exists()
+    )

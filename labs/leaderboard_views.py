@@ -1,4 +1,5 @@
 """A lab's leaderboard (per device kind, cohort or site) and an instructor's switch to hide it from a cohort."""
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -27,11 +28,20 @@ def board(request, slug):
     asked = request.GET.get("cohort", "")
     cohort = next((c for c in cohorts if str(c.pk) == asked), cohorts[0] if cohorts else None)
     scope = "site" if cohort is None or request.GET.get("scope") == "site" else "cohort"
-    context = {"lab": lab, "scope": scope, "cohort": cohort, "cohorts": cohorts,
-               "hidden": leaderboard.hidden_for_learner(lab=lab, viewer=request.user)}
+    context = {
+        "lab": lab,
+        "scope": scope,
+        "cohort": cohort,
+        "cohorts": cohorts,
+        "hidden": leaderboard.hidden_for_learner(lab=lab, viewer=request.user),
+    }
     if not context["hidden"]:
-        context["board"] = leaderboard.board_for(lab=lab, viewer=request.user, device=request.GET.get("device", ""),
-                                                 cohort=cohort if scope == "cohort" else None)
+        context["board"] = leaderboard.board_for(
+            lab=lab,
+            viewer=request.user,
+            device=request.GET.get("device", ""),
+            cohort=cohort if scope == "cohort" else None,
+        )
     if is_instructor(request.user):
         context["hidden_in"] = leaderboard.hidden_in(lab=lab, cohorts=cohorts)
     return render(request, "labs/leaderboard.html", context)
@@ -44,7 +54,10 @@ def visibility(request, cohort, slug):
     lab = _speed_lab(slug)
     choice = request.POST.get("hidden")
     if choice not in ("0", "1"):
-        return HttpResponse("Say hidden=1 to hide the board or hidden=0 to show it.", status=400,
-                            content_type="text/plain; charset=utf-8")
+        return HttpResponse(
+            "Say hidden=1 to hide the board or hidden=0 to show it.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
     board_hidden_set(cohort=cohort, lab=lab, hidden=choice == "1", by=request.user)
     return redirect(f"{reverse('labs:leaderboard', args=[lab.slug])}?scope=cohort&cohort={cohort.pk}")

@@ -1,5 +1,6 @@
 """A graded result in words a learner reads: verdict names, measurements with units and direction,
 nccl-tests-style bandwidth rows, the test a stopped run was on, and failures split into input/expected/got."""
+
 import re
 
 VERDICTS = {
@@ -33,8 +34,15 @@ METRICS = {
     "output_tokens": ("output tokens", "", ""),
     "bytes_sent": ("bytes sent", "B", "lower is better"),
 }
-SUFFIXES = (("_ms", "ms"), ("_us", "µs"), ("_s", "s"), ("_bytes", "B"), ("_gbps", "GB/s"), ("_pct", "%"),
-            ("_ratio", "×"))
+SUFFIXES = (
+    ("_ms", "ms"),
+    ("_us", "µs"),
+    ("_s", "s"),
+    ("_bytes", "B"),
+    ("_gbps", "GB/s"),
+    ("_pct", "%"),
+    ("_ratio", "×"),
+)
 PLURALS = {"steps": "step", "blocks": "block", "sequences": "sequence", "tokens": "token"}
 FOLD_AFTER = 2  # nested tables beyond this many start folded
 
@@ -94,8 +102,13 @@ def measurements(metrics) -> dict:
             bandwidth = bandwidth_table(value)
         elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
             headers = list(dict.fromkeys(key for item in value for key in item))
-            tables.append({"title": label_of(name)[0], "headers": [label_of(h)[0] for h in headers],
-                           "rows": [["", *[number(item.get(h), label_of(h)[1]) for h in headers]] for item in value]})
+            tables.append(
+                {
+                    "title": label_of(name)[0],
+                    "headers": [label_of(h)[0] for h in headers],
+                    "rows": [["", *[number(item.get(h), label_of(h)[1]) for h in headers]] for item in value],
+                }
+            )
         elif isinstance(value, dict):
             tables += _nested_tables(name, value)
         else:
@@ -113,12 +126,24 @@ def _nested_tables(name: str, value: dict) -> list[dict]:
     if not value:
         return []
     if not any(isinstance(v, dict) for v in value.values()):
-        return [{"title": label_of(name)[0], "headers": ["value"],
-                 "rows": [[metric_row(k, v)["label"], number(v, label_of(k)[1])] for k, v in value.items()]}]
+        return [
+            {
+                "title": label_of(name)[0],
+                "headers": ["value"],
+                "rows": [[metric_row(k, v)["label"], number(v, label_of(k)[1])] for k, v in value.items()],
+            }
+        ]
     if all(isinstance(v, dict) and not any(isinstance(x, dict) for x in v.values()) for v in value.values()):
         fields = list(dict.fromkeys(key for row in value.values() for key in row))
-        return [{"title": label_of(name)[0], "headers": [label_of(f)[0] for f in fields],
-                 "rows": [[group, *[number(row.get(f), label_of(f)[1]) for f in fields]] for group, row in value.items()]}]
+        return [
+            {
+                "title": label_of(name)[0],
+                "headers": [label_of(f)[0] for f in fields],
+                "rows": [
+                    [group, *[number(row.get(f), label_of(f)[1]) for f in fields]] for group, row in value.items()
+                ],
+            }
+        ]
     tables = []
     for group, columns in value.items():
         if not isinstance(columns, dict):
@@ -128,10 +153,15 @@ def _nested_tables(name: str, value: dict) -> list[dict]:
         rows = []
         for key in keys:
             label, unit, direction = label_of(key)
-            rows.append([f"{label}{f' ({direction})' if direction else ''}",
-                         *[number(column.get(key), unit) for column in columns.values()]])
-        tables.append({"title": f"{label_of(name)[0]} · {group}", "headers": list(columns), "rows": rows,
-                       "columns": columns})
+            rows.append(
+                [
+                    f"{label}{f' ({direction})' if direction else ''}",
+                    *[number(column.get(key), unit) for column in columns.values()],
+                ]
+            )
+        tables.append(
+            {"title": f"{label_of(name)[0]} · {group}", "headers": list(columns), "rows": rows, "columns": columns}
+        )
     summary = _summary(name, value, tables) if len(tables) > FOLD_AFTER else None
     for table in tables:
         table.pop("columns")
@@ -143,20 +173,31 @@ def _summary(name: str, value: dict, tables: list[dict]) -> dict | None:
     the first metric whose better direction is known (throughput for the scheduler)."""
     keys = list(dict.fromkeys(key for table in tables for column in table["columns"].values() for key in column))
     key = next((k for k in keys if label_of(k)[2] == "higher is better"), None) or next(
-        (k for k in keys if label_of(k)[2]), None)
+        (k for k in keys if label_of(k)[2]), None
+    )
     if key is None:
         return None
     label, unit, direction = label_of(key)
     headers = list(dict.fromkeys(h for table in tables for h in table["headers"]))
-    rows = [[group, *[number(columns.get(h, {}).get(key), unit) for h in headers]]
-            for group, columns in value.items() if isinstance(columns, dict)]
-    return {"title": f"{label_of(name)[0]}: {label} ({direction}), one row each", "headers": headers,
-            "rows": rows, "summary": True}
+    rows = [
+        [group, *[number(columns.get(h, {}).get(key), unit) for h in headers]]
+        for group, columns in value.items()
+        if isinstance(columns, dict)
+    ]
+    return {
+        "title": f"{label_of(name)[0]}: {label} ({direction}), one row each",
+        "headers": headers,
+        "rows": rows,
+        "summary": True,
+    }
 
 
 def _is_bandwidth(value) -> bool:
-    return (isinstance(value, list) and bool(value)
-            and all(isinstance(row, dict) and {"size", "busbw"} <= set(row) for row in value))
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(row, dict) and {"size", "busbw"} <= set(row) for row in value)
+    )
 
 
 def human_bytes(size) -> str:
@@ -176,8 +217,14 @@ def bandwidth_table(rows: list[dict]) -> dict:
         headers += ["library time (µs)", "library busbw (GB/s)"]
     body = []
     for row in rows:
-        cells = [human_bytes(row.get("size")), number(row.get("count")), str(row.get("type", "")),
-                 _fixed(row.get("time_us"), 1), _fixed(row.get("algbw"), 2), _fixed(row.get("busbw"), 2)]
+        cells = [
+            human_bytes(row.get("size")),
+            number(row.get("count")),
+            str(row.get("type", "")),
+            _fixed(row.get("time_us"), 1),
+            _fixed(row.get("algbw"), 2),
+            _fixed(row.get("busbw"), 2),
+        ]
         if has_library:
             cells += [_fixed(row.get("library_time_us"), 1), _fixed(row.get("library_busbw"), 2)]
         body.append(cells)
@@ -211,8 +258,11 @@ def stopped_test(*, verdict: str, message: str, tests: list[dict]) -> str:
     return ""
 
 
-RETURNED = re.compile(r"^(?P<input>.+?) returned (?P<got>.+?)(?: \((?P<type>\w+)\))?, (?:expected|the contract asks for) "
-                      r"(?P<expected>.+)$", re.S)
+RETURNED = re.compile(
+    r"^(?P<input>.+?) returned (?P<got>.+?)(?: \((?P<type>\w+)\))?, (?:expected|the contract asks for) "
+    r"(?P<expected>.+)$",
+    re.S,
+)
 ELEMENT = re.compile(r"^(?P<input>rank \d+: element \d+) is (?P<got>\S+), the sum over ranks is (?P<expected>\S+)$")
 
 

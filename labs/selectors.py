@@ -1,10 +1,11 @@
 """Reads for labs: the catalogue, learners' submissions and best scores, the queue (also for `instructor`)."""
+
 from django.db.models import Count, Max, Min, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
-from common.readcache import remember_content
 from cohorts.models import CohortLab, Membership, ScoreOverride
+from common.readcache import remember_content
 from labs.models import Lab, LabDraft, Submission
 
 Status = Submission.Status
@@ -39,27 +40,39 @@ def lab_summary(*, user_ids, lab_slug: str) -> dict:
     verdict (a run not finished counts under its status), most first, and the graded scores with the highest
     `max_score` (1.0 when none is set)."""
     rows = submissions_for(user_ids=user_ids, lab_slug=lab_slug).order_by()
-    outcomes = (rows.annotate(outcome=Coalesce(NullIf("verdict", Value("")), "status")).values("outcome")
-                .annotate(count=Count("id"), newest=Max("created_at")).order_by("-count", "-newest", "outcome"))
+    outcomes = (
+        rows.annotate(outcome=Coalesce(NullIf("verdict", Value("")), "status"))
+        .values("outcome")
+        .annotate(count=Count("id"), newest=Max("created_at"))
+        .order_by("-count", "-newest", "outcome")
+    )
     verdicts = [(row["outcome"], row["count"]) for row in outcomes]
     scored = rows.filter(score__isnull=False)
-    return {"total": sum(count for _outcome, count in verdicts), "verdicts": verdicts,
-            "scores": list(scored.values_list("score", flat=True)),
-            "max_score": scored.aggregate(highest=Max("max_score"))["highest"] or 1.0}
+    return {
+        "total": sum(count for _outcome, count in verdicts),
+        "verdicts": verdicts,
+        "scores": list(scored.values_list("score", flat=True)),
+        "max_score": scored.aggregate(highest=Max("max_score"))["highest"] or 1.0,
+    }
 
 
 def latest_submits(*, user_ids, lab_slug: str) -> QuerySet[Submission]:
     """Each learner's newest finished original submit to a lab, newest first (what "regrade all" re-runs)."""
     originals = submissions_for(user_ids=user_ids, lab_slug=lab_slug).filter(
-        mode=Submission.Mode.SUBMIT, regrade_of__isnull=True, status=Status.DONE)
+        mode=Submission.Mode.SUBMIT, regrade_of__isnull=True, status=Status.DONE
+    )
     newest = originals.filter(learner_id=OuterRef("learner_id")).values("pk")[:1]
     return originals.filter(pk=Subquery(newest))
 
 
 def last_submission_at(*, user_ids) -> dict:
     """{learner_id: when they last submitted} over original submissions (regrades are not theirs)."""
-    rows = (Submission.objects.filter(learner_id__in=list(user_ids), regrade_of__isnull=True)
-            .values("learner_id").annotate(last=Max("created_at")).order_by())
+    rows = (
+        Submission.objects.filter(learner_id__in=list(user_ids), regrade_of__isnull=True)
+        .values("learner_id")
+        .annotate(last=Max("created_at"))
+        .order_by()
+    )
     return {row["learner_id"]: row["last"] for row in rows}
 
 
@@ -69,10 +82,16 @@ HISTORY_SHOWN, HISTORY_ALL = 20, 1000  # a lab page's history: the newest runs, 
 def learner_history(*, learner, lab: Lab, show_all: bool = False) -> dict:
     """The learner's newest submissions to `lab` (all of them, up to HISTORY_ALL, with `show_all`) and, when more
     exist than are listed, how many there are in all."""
-    rows = list(Submission.objects.filter(learner=learner, lab=lab).defer("source", "result")
-                .order_by("-created_at", "-id")[:HISTORY_ALL if show_all else HISTORY_SHOWN])
-    total = (Submission.objects.filter(learner=learner, lab=lab).count()
-             if len(rows) == HISTORY_SHOWN and not show_all else len(rows))
+    rows = list(
+        Submission.objects.filter(learner=learner, lab=lab)
+        .defer("source", "result")
+        .order_by("-created_at", "-id")[: HISTORY_ALL if show_all else HISTORY_SHOWN]
+    )
+    total = (
+        Submission.objects.filter(learner=learner, lab=lab).count()
+        if len(rows) == HISTORY_SHOWN and not show_all
+        else len(rows)
+    )
     return {"history": rows, "history_total": total}
 
 
@@ -99,25 +118,29 @@ def best_scores(*, user_ids, lab_slugs=None) -> dict:
 
     A regraded submission counts with its newest finished regrade's score (`submission_id` is the row
     whose score counts); `submitted_at` is when the learner submitted. Ties keep the earliest submission."""
-    rows = (Submission.objects.filter(learner_id__in=list(user_ids), mode=Submission.Mode.SUBMIT,
-                                      status=Status.DONE, score__isnull=False)
-            .values("id", "learner_id", "lab__slug", "score", "max_score", "created_at", "regrade_of_id",
-                    "finished_at"))
+    rows = Submission.objects.filter(
+        learner_id__in=list(user_ids), mode=Submission.Mode.SUBMIT, status=Status.DONE, score__isnull=False
+    ).values("id", "learner_id", "lab__slug", "score", "max_score", "created_at", "regrade_of_id", "finished_at")
     if lab_slugs is not None:
         rows = rows.filter(lab__slug__in=list(lab_slugs))
     best: dict = {}
     for row in counted_submits(list(rows)):  # oldest first, so a tie keeps the earliest
         key = (row["learner_id"], row["lab__slug"])
         if key not in best or row["score"] > best[key]["score"]:
-            best[key] = {"score": row["score"], "max_score": row["max_score"],
-                         "submitted_at": row["submitted_at"], "submission_id": row["id"]}
+            best[key] = {
+                "score": row["score"],
+                "max_score": row["max_score"],
+                "submitted_at": row["submitted_at"],
+                "submission_id": row["id"],
+            }
     return best
 
 
 def runs_ahead_of(submission: Submission) -> int:
     """How many waiting runs were sent before this one (what the worker serves first)."""
-    return Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING],
-                                     queued_at__lt=submission.queued_at).count()
+    return Submission.objects.filter(
+        status__in=[Status.QUEUED, Status.RUNNING], queued_at__lt=submission.queued_at
+    ).count()
 
 
 def queue_stats() -> dict:
@@ -125,8 +148,11 @@ def queue_stats() -> dict:
     waiting = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
     queued = waiting.filter(status=Status.QUEUED)
     oldest = queued.aggregate(oldest=Min("created_at"))["oldest"]
-    return {"queued": queued.count(), "running": waiting.filter(status=Status.RUNNING).count(),
-            "oldest_queued_age_s": round((timezone.now() - oldest).total_seconds(), 1) if oldest else None}
+    return {
+        "queued": queued.count(),
+        "running": waiting.filter(status=Status.RUNNING).count(),
+        "oldest_queued_age_s": round((timezone.now() - oldest).total_seconds(), 1) if oldest else None,
+    }
 
 
 def result_for_learner(submission: Submission) -> dict:
@@ -139,17 +165,37 @@ def result_for_learner(submission: Submission) -> dict:
         if not isinstance(test, dict):
             continue
         public = test.get("visibility") == "public"
-        tests.append({"name": test.get("name", ""), "visibility": "public" if public else "hidden",
-                      "passed": test.get("passed"), "score": test.get("score"), "max_score": test.get("max_score"),
-                      "message": str(test.get("message") or "")})
-    plots = [plot for plot in result.get("plots") or [] if isinstance(plot, dict) and isinstance(plot.get("figure"), dict)]
+        tests.append(
+            {
+                "name": test.get("name", ""),
+                "visibility": "public" if public else "hidden",
+                "passed": test.get("passed"),
+                "score": test.get("score"),
+                "max_score": test.get("max_score"),
+                "message": str(test.get("message") or ""),
+            }
+        )
+    plots = [
+        plot for plot in result.get("plots") or [] if isinstance(plot, dict) and isinstance(plot.get("figure"), dict)
+    ]
     metrics = result.get("metrics") if isinstance(result.get("metrics"), dict) else {}
-    counts = {kind: (sum(1 for t in tests if t["visibility"] == kind and t["passed"]),
-                     sum(1 for t in tests if t["visibility"] == kind)) for kind in ("public", "hidden")}
+    counts = {
+        kind: (
+            sum(1 for t in tests if t["visibility"] == kind and t["passed"]),
+            sum(1 for t in tests if t["visibility"] == kind),
+        )
+        for kind in ("public", "hidden")
+    }
     scalars, tables = metrics_for_display(metrics)
-    return {"tests": tests, "counts": counts, "plots": plots, "metrics": scalars, "metric_tables": tables,
-            "stdout": str(result.get("stdout") or ""),
-            "worker": result.get("worker") if isinstance(result.get("worker"), dict) else {}}
+    return {
+        "tests": tests,
+        "counts": counts,
+        "plots": plots,
+        "metrics": scalars,
+        "metric_tables": tables,
+        "stdout": str(result.get("stdout") or ""),
+        "worker": result.get("worker") if isinstance(result.get("worker"), dict) else {},
+    }
 
 
 def metrics_for_display(metrics: dict) -> tuple[dict, list[dict]]:
@@ -178,8 +224,11 @@ def lab_overview(*, learner) -> list[dict]:
         return [{"lab": lab, "status": "", "best": None} for lab in labs]
     best = best_scores(user_ids=[learner.pk])
     touched = set(Submission.objects.filter(learner=learner).values_list("lab_id", flat=True).order_by().distinct())
-    waiting = set(Submission.objects.filter(learner=learner, status__in=[Status.QUEUED, Status.RUNNING])
-                  .values_list("lab_id", flat=True).order_by())
+    waiting = set(
+        Submission.objects.filter(learner=learner, status__in=[Status.QUEUED, Status.RUNNING])
+        .values_list("lab_id", flat=True)
+        .order_by()
+    )
     overview = []
     for lab in labs:
         score = best.get((learner.pk, lab.slug))
@@ -196,6 +245,7 @@ def lab_overview(*, learner) -> list[dict]:
 
 
 # --- the score that counts: one late rule for the gradebook and the learner's own pages ---------------
+
 
 def late_penalty_pct(*, submitted_at, policy) -> float:
     """Percent taken off: per started day after the due date, capped at 100; 100 after the late due date.
@@ -233,24 +283,39 @@ def penalised_best(rows: list[dict], policies: dict) -> dict[tuple[int, str], di
     best: dict[tuple[int, str], dict] = {}
     for row in counted_submits(rows):
         key = (row["learner_id"], row["lab__slug"])
-        grade = best.setdefault(key, {"raw": None, "late_final": None, "penalty_pct": 0.0, "submission_id": None,
-                                      "submitted_at": None, "max_score": 1.0})
+        grade = best.setdefault(
+            key,
+            {
+                "raw": None,
+                "late_final": None,
+                "penalty_pct": 0.0,
+                "submission_id": None,
+                "submitted_at": None,
+                "max_score": 1.0,
+            },
+        )
         penalty = late_penalty_pct(submitted_at=row["submitted_at"], policy=policies.get(row["lab__slug"]))
         penalised = row["score"] * (1 - penalty / 100)
         if grade["raw"] is None or row["score"] > grade["raw"]:
             grade["raw"] = row["score"]
         if grade["late_final"] is None or penalised > grade["late_final"]:
-            grade.update(late_final=penalised, penalty_pct=penalty, submission_id=row["id"],
-                         submitted_at=row["submitted_at"], max_score=row["max_score"] or 1.0)
+            grade.update(
+                late_final=penalised,
+                penalty_pct=penalty,
+                submission_id=row["id"],
+                submitted_at=row["submitted_at"],
+                max_score=row["max_score"] or 1.0,
+            )
     return best
 
 
 def scored_submit_rows(*, user_ids) -> list[dict]:
     """Every finished, scored submit of these learners as the rows the late rule judges (1 query)."""
-    return list(Submission.objects.filter(learner_id__in=list(user_ids), mode=Submission.Mode.SUBMIT,
-                                          status=Status.DONE, score__isnull=False)
-                .values("id", "learner_id", "lab__slug", "score", "max_score", "created_at", "finished_at",
-                        "regrade_of_id"))
+    return list(
+        Submission.objects.filter(
+            learner_id__in=list(user_ids), mode=Submission.Mode.SUBMIT, status=Status.DONE, score__isnull=False
+        ).values("id", "learner_id", "lab__slug", "score", "max_score", "created_at", "finished_at", "regrade_of_id")
+    )
 
 
 def lab_standing(*, learner) -> dict[str, dict]:
@@ -259,20 +324,25 @@ def lab_standing(*, learner) -> dict[str, dict]:
     if not learner.is_authenticated:
         return {}
     membership = Membership.objects.filter(learner=learner).order_by("-joined_at", "-id").first()
-    policies = ({policy.lab_slug: policy for policy in CohortLab.objects.filter(cohort_id=membership.cohort_id)}
-                if membership else {})
+    policies = (
+        {policy.lab_slug: policy for policy in CohortLab.objects.filter(cohort_id=membership.cohort_id)}
+        if membership
+        else {}
+    )
     overrides = {}
     if membership:
-        for override in ScoreOverride.objects.filter(cohort_id=membership.cohort_id, learner=learner,
-                                                     kind=ScoreOverride.Kind.LAB, undone_at__isnull=True
-                                                     ).order_by("created_at", "id"):
+        for override in ScoreOverride.objects.filter(
+            cohort_id=membership.cohort_id, learner=learner, kind=ScoreOverride.Kind.LAB, undone_at__isnull=True
+        ).order_by("created_at", "id"):
             overrides[override.target_slug] = override  # newest wins, as in the gradebook
     best = penalised_best(scored_submit_rows(user_ids=[learner.pk]), policies)
     standing = {}
     for slug in set(policies) | set(overrides) | {key[1] for key in best}:
         grade, override = best.get((learner.pk, slug), {}), overrides.get(slug)
         standing[slug] = {
-            "policy": policies.get(slug), "override": override, "raw": grade.get("raw"),
+            "policy": policies.get(slug),
+            "override": override,
+            "raw": grade.get("raw"),
             "penalty_pct": grade.get("penalty_pct", 0.0),
             "final": override.score if override else grade.get("late_final"),
             "max_score": override.max_score if override else grade.get("max_score", 1.0),
@@ -288,6 +358,7 @@ def labs_for_learner(*, learner) -> list[dict]:
 
 # --- the editor: drafts and past submissions to load back -------------------------------------------
 
+
 def draft_for(*, learner, lab: Lab) -> LabDraft | None:
     return LabDraft.objects.filter(learner=learner, lab=lab).first()
 
@@ -301,5 +372,11 @@ def labs_named(*, slugs) -> list[dict]:
     """The labs a course module names, in its order: the title and whether a leaderboard ranks it; a lab
     not loaded yet keeps its slug as title and has no board to show."""
     loaded = {lab.slug: lab for lab in Lab.objects.filter(slug__in=list(slugs))}
-    return [{"slug": slug, "title": loaded[slug].title if slug in loaded else slug,
-             "has_leaderboard": slug in loaded and loaded[slug].has_leaderboard} for slug in slugs]
+    return [
+        {
+            "slug": slug,
+            "title": loaded[slug].title if slug in loaded else slug,
+            "has_leaderboard": slug in loaded and loaded[slug].has_leaderboard,
+        }
+        for slug in slugs
+    ]

@@ -1,4 +1,5 @@
 """Writes for labs: create and regrade submissions, ingest results from the worker, reap lost runs."""
+
 import logging
 from datetime import timedelta
 
@@ -11,7 +12,6 @@ from django.utils import timezone
 
 from gpu_worker.contract import MAX_SOURCE_BYTES, wire
 from gpu_worker.contract.result import LabResult
-
 from labs.models import Lab, LabDraft, Submission
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,9 @@ def check_submitted_text(source) -> str:
         try:
             source = source.decode("utf-8")
         except UnicodeDecodeError:
-            raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+            raise SubmissionRefused(
+                "Your code is not valid UTF-8 text; save the file as UTF-8 and try again."
+            ) from None
     if not isinstance(source, str):
         raise SubmissionRefused("No code was sent.")
     source = source.replace("\r\n", "\n")  # browsers post a textarea's lines with CRLF
@@ -46,7 +48,7 @@ def check_submitted_text(source) -> str:
     try:
         source.encode("utf-8")
     except UnicodeEncodeError:
-        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.") from None
     return source
 
 
@@ -59,7 +61,8 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     cap = settings.LABS["HOURLY_CAP"]
     own = Submission.objects.filter(learner=learner, regrade_of__isnull=True).aggregate(
         waiting=Count("pk", filter=Q(lab=lab, status__in=[Status.QUEUED, Status.RUNNING])),
-        this_hour=Count("pk", filter=Q(created_at__gte=timezone.now() - timedelta(hours=1))))
+        this_hour=Count("pk", filter=Q(created_at__gte=timezone.now() - timedelta(hours=1))),
+    )
     if own["waiting"]:
         raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
     if own["this_hour"] >= cap:
@@ -68,14 +71,18 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     # two requests may both pass the count.
     waiting_everywhere = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING]).count()
     if waiting_everywhere >= settings.LABS["QUEUE_CAP"]:
-        raise SubmissionRefused("The grading queue is full right now; your code was not sent. It is still in the "
-                                "editor: try again in a few minutes.")
+        raise SubmissionRefused(
+            "The grading queue is full right now; your code was not sent. It is still in the "
+            "editor: try again in a few minutes."
+        )
     try:
         with transaction.atomic():
             submission = Submission.objects.create(learner=learner, lab=lab, mode=mode, source=source)
             _keep_draft(learner=learner, lab=lab, source=source)  # what was sent is the work to keep
     except IntegrityError:  # a second request raced past the check above
-        raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
+        raise SubmissionRefused(
+            "You already have a run waiting for this lab; it must finish before the next one."
+        ) from None
     transaction.on_commit(lambda: enqueue(submission), robust=True)  # broker down: the reaper retries
     submission.runs_ahead = waiting_everywhere  # each was sent before this one: what its panel shows first
     return submission
@@ -84,8 +91,9 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
 def submission_regrade(*, submission: Submission) -> Submission:
     """A new submission with the same source, marked as a regrade of the original; history keeps both."""
     original = submission.regrade_of or submission
-    regrade = Submission.objects.create(learner=original.learner, lab=original.lab, mode=original.mode,
-                                        source=original.source, regrade_of=original)
+    regrade = Submission.objects.create(
+        learner=original.learner, lab=original.lab, mode=original.mode, source=original.source, regrade_of=original
+    )
     transaction.on_commit(lambda: enqueue(regrade), robust=True)
     return regrade
 
@@ -93,8 +101,12 @@ def submission_regrade(*, submission: Submission) -> Submission:
 def enqueue(submission: Submission) -> None:
     current_app.send_task(
         wire.RUN_LAB,
-        kwargs={"submission_id": submission.pk, "lab": submission.lab.slug, "mode": submission.mode,
-                "source": submission.source},
+        kwargs={
+            "submission_id": submission.pk,
+            "lab": submission.lab.slug,
+            "mode": submission.mode,
+            "source": submission.source,
+        },
         queue=wire.GRADING_QUEUE,
         link=signature(wire.LAB_RESULT, queue=wire.WEB_QUEUE),
     )
@@ -104,7 +116,8 @@ def submission_mark_running(*, submission_id: int, worker_host: str = "") -> boo
     """A worker picked the run up: queued becomes running. A run delivered again (its first worker
     died) restarts its clock, so the reaper counts from this start. Done runs are left alone."""
     changed = Submission.objects.filter(pk=submission_id, status__in=[Status.QUEUED, Status.RUNNING]).update(
-        status=Status.RUNNING, started_at=timezone.now(), worker_host=str(worker_host)[:200])
+        status=Status.RUNNING, started_at=timezone.now(), worker_host=str(worker_host)[:200]
+    )
     return bool(changed)
 
 
@@ -137,11 +150,17 @@ def _fields_from_result(result: LabResult) -> dict:
     worker = result.get("worker") if isinstance(result.get("worker"), dict) else {}
     grade_s = (result.get("metrics") or {}).get("grade_s") if isinstance(result.get("metrics"), dict) else None
     started = now - timedelta(seconds=float(grade_s)) if isinstance(grade_s, (int, float)) else None
-    return {"status": Status.DONE, "verdict": verdict, "message": message[:5000],
-            "score": _number(result.get("score")) if scored else None,
-            "max_score": _number(result.get("max_score")) if scored else None,
-            "result": stored, "worker_host": str(worker.get("host") or "")[:200], "finished_at": now,
-            **({"started_at": Coalesce(F("started_at"), Value(started))} if started else {})}
+    return {
+        "status": Status.DONE,
+        "verdict": verdict,
+        "message": message[:5000],
+        "score": _number(result.get("score")) if scored else None,
+        "max_score": _number(result.get("max_score")) if scored else None,
+        "result": stored,
+        "worker_host": str(worker.get("host") or "")[:200],
+        "finished_at": now,
+        **({"started_at": Coalesce(F("started_at"), Value(started))} if started else {}),
+    }
 
 
 def _number(value) -> float | None:
@@ -167,7 +186,7 @@ def draft_save(*, learner, lab: Lab, source) -> LabDraft:
     try:
         source.encode("utf-8")  # a lone surrogate would fail in the database instead
     except UnicodeEncodeError:
-        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.") from None
     return _keep_draft(learner=learner, lab=lab, source=source)
 
 
@@ -175,6 +194,7 @@ def _keep_draft(*, learner, lab: Lab, source: str) -> LabDraft:
     """One statement (INSERT ... ON CONFLICT DO UPDATE), not a read then a write: drafts are saved as the
     learner types."""
     draft = LabDraft(learner=learner, lab=lab, source=source)
-    LabDraft.objects.bulk_create([draft], update_conflicts=True, unique_fields=["learner", "lab"],
-                                 update_fields=["source", "updated_at"])
+    LabDraft.objects.bulk_create(
+        [draft], update_conflicts=True, unique_fields=["learner", "lab"], update_fields=["source", "updated_at"]
+    )
     return draft

@@ -1,4 +1,5 @@
 """Celery tasks of the web side (the web queue): they take ids and JSON and call the services."""
+
 from celery import shared_task
 
 from gpu_worker.contract import wire

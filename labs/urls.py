@@ -10,8 +10,11 @@ urlpatterns = [
     path("submissions/<id:pk>/", views.submission, name="submission"),
     path("submissions/<id:pk>/source/", views.submission_source, name="submission_source"),
     path("<slug:slug>/leaderboard/", leaderboard_views.board, name="leaderboard"),
-    path("<slug:slug>/leaderboard/cohorts/<id:cohort_id>/visibility/", leaderboard_views.visibility,
-         name="leaderboard_visibility"),
+    path(
+        "<slug:slug>/leaderboard/cohorts/<id:cohort_id>/visibility/",
+        leaderboard_views.visibility,
+        name="leaderboard_visibility",
+    ),
     path("<slug:slug>/draft/", views.draft, name="draft"),
     path("<slug:slug>/", views.detail, name="detail"),
 ]

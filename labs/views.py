@@ -1,4 +1,5 @@
 """Lab pages: the catalogue, a lab with its editor and history, and a submission's live result."""
+
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
@@ -6,8 +7,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.roles import is_instructor
-from health.status import grading_status
 from common.polling import polled_page
+from health.status import grading_status
 from labs import selectors
 from labs.models import Lab
 from labs.services import SubmissionRefused, draft_save, submission_create
@@ -40,8 +41,7 @@ def _run(request, lab: Lab):
     """Run or Submit: with htmx the result panel (it polls until done), else the submission page."""
     source = request.POST.get("source", "")
     try:
-        submission = submission_create(learner=request.user, lab=lab, mode=request.POST.get("mode", ""),
-                                       source=source)
+        submission = submission_create(learner=request.user, lab=lab, mode=request.POST.get("mode", ""), source=source)
     except SubmissionRefused as refused:
         if request.htmx:  # above the editor, leaving a result or a waiting run in the panel as it was
             response = render(request, "labs/detail.html#run-error", {"error": str(refused)}, status=400)
@@ -79,10 +79,17 @@ def _detail_page(request, lab: Lab, *, editor: dict, error: str = ""):
     listed = _history(request, lab)
     history = listed["history"]
     waiting = history[0] if history and not history[0].is_done else None
-    context = {"lab": lab, "error": error, **listed, **editor,
-               "standing": selectors.lab_standing(learner=request.user).get(lab.slug),
-               "panel_submission": waiting, "ahead": selectors.runs_ahead_of(waiting) if waiting else None,
-               "grading": grading_status(), "show_reason": is_instructor(request.user)}
+    context = {
+        "lab": lab,
+        "error": error,
+        **listed,
+        **editor,
+        "standing": selectors.lab_standing(learner=request.user).get(lab.slug),
+        "panel_submission": waiting,
+        "ahead": selectors.runs_ahead_of(waiting) if waiting else None,
+        "grading": grading_status(),
+        "show_reason": is_instructor(request.user),
+    }
     return render(request, "labs/detail.html", context, status=400 if error else 200)
 
 
@@ -111,10 +118,14 @@ def submission_source(request, pk):
 
 @login_required
 def submission(request, pk):
-    found = selectors.submission_visible_to(user=request.user, submission_id=pk,
-                                            is_instructor=is_instructor(request.user))
+    found = selectors.submission_visible_to(
+        user=request.user, submission_id=pk, is_instructor=is_instructor(request.user)
+    )
     if found is None:
         raise Http404("No such submission.")
-    context = {"submission": found, "view": selectors.result_for_learner(found) if found.is_done else None,
-               "ahead": None if found.is_done else selectors.runs_ahead_of(found)}
+    context = {
+        "submission": found,
+        "view": selectors.result_for_learner(found) if found.is_done else None,
+        "ahead": None if found.is_done else selectors.runs_ahead_of(found),
+    }
     return polled_page(request, "labs/submission.html", context, finished=found.is_done)

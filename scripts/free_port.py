@@ -1,4 +1,5 @@
 """Print the first free TCP port on 127.0.0.1 at or above the one given."""
+
 import socket
 import sys
 

@@ -8,6 +8,7 @@ Settings (environment): HOST, PORT, GRADING_WORKERS (runs graded at once; defaul
 host, else half the cores, at most 4), WEB_PROCESSES (default: one per core, 2 to 4) and WEB_THREADS
 (default 4) for gunicorn.
 """
+
 import os
 import secrets
 import shutil
@@ -84,9 +85,16 @@ class Child:
 
     def start(self) -> None:
         log = (VAR / f"{self.name}.log").open("a")
-        self.process = subprocess.Popen(self.argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True,
-                                        preexec_fn=(lambda: lower_priority(self.niceness)) if self.niceness else None)
+        self.process = subprocess.Popen(
+            self.argv,
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=(lambda: lower_priority(self.niceness)) if self.niceness else None,
+        )
         self.started, self.restart_at = time.monotonic(), None
 
     def check(self) -> None:
@@ -101,8 +109,10 @@ class Child:
             return
         self.delay = 1.0 if now - self.started > 60 else min(self.delay * 2, 30.0)
         self.restart_at = now + self.delay
-        print(f"==> {self.name} exited ({code}); starting it again in {self.delay:.0f} s (see var/{self.name}.log)",
-              flush=True)
+        print(
+            f"==> {self.name} exited ({code}); starting it again in {self.delay:.0f} s (see var/{self.name}.log)",
+            flush=True,
+        )
 
     def signal(self, signum: int) -> None:
         if self.process and self.process.poll() is None:
@@ -133,9 +143,20 @@ def web_argv(host: str, port: int) -> list[str]:
     has sent nothing yet: five such (a browser's speculative connections, or anyone's) stopped the whole site.
     gunicorn's threads keep those in a poller until a request arrives."""
     cores = os.cpu_count() or 2
-    return [str(BIN / "gunicorn"), "config.wsgi:application", "-b", f"{host}:{port}",
-            "-w", os.environ.get("WEB_PROCESSES", str(max(2, min(4, cores)))),
-            "--threads", os.environ.get("WEB_THREADS", "4"), "--timeout", "60", "--graceful-timeout", "5"]
+    return [
+        str(BIN / "gunicorn"),
+        "config.wsgi:application",
+        "-b",
+        f"{host}:{port}",
+        "-w",
+        os.environ.get("WEB_PROCESSES", str(max(2, min(4, cores)))),
+        "--threads",
+        os.environ.get("WEB_THREADS", "4"),
+        "--timeout",
+        "60",
+        "--graceful-timeout",
+        "5",
+    ]
 
 
 def main() -> None:
@@ -154,18 +175,77 @@ def main() -> None:
 
     level = os.environ.get("WORKER_LOG_LEVEL", "warning")
     celery = [str(BIN / "celery")]
-    children = [Child("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
-                                "--requirepass", password, "--save", "", "--appendonly", "no",
-                                "--dir", str(VAR / "redis")], env)]
+    children = [
+        Child(
+            "redis",
+            [
+                "redis-server",
+                "--port",
+                str(redis_port),
+                "--bind",
+                "127.0.0.1",
+                "--requirepass",
+                password,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(VAR / "redis"),
+            ],
+            env,
+        )
+    ]
     # The CPU goes to pages first, then to the web worker's short tasks (a run started, a result stored), then to
     # grading: a learner's page stays quick while another's run is graded.
-    children.append(Child("web-worker", celery + ["-A", "config", "worker", "-Q", wire.WEB_QUEUE, "--pool=threads",
-                                                  "-c", "4", "-B", "-s", str(VAR / "celerybeat-schedule"),
-                                                  "-n", "web@%h", "-l", level], env, niceness=5))
+    children.append(
+        Child(
+            "web-worker",
+            celery
+            + [
+                "-A",
+                "config",
+                "worker",
+                "-Q",
+                wire.WEB_QUEUE,
+                "--pool=threads",
+                "-c",
+                "4",
+                "-B",
+                "-s",
+                str(VAR / "celerybeat-schedule"),
+                "-n",
+                "web@%h",
+                "-l",
+                level,
+            ],
+            env,
+            niceness=5,
+        )
+    )
     for number in range(1, grading_workers() + 1):
-        children.append(Child(f"gpu-worker-{number}", celery + [
-            "-A", "gpu_worker.celery_app", "worker", "-Q", wire.GRADING_QUEUE, "--pool=solo", "-n", f"gpu{number}@%h",
-            "--without-mingle", "--without-gossip", "-l", level], env, niceness=10))
+        children.append(
+            Child(
+                f"gpu-worker-{number}",
+                celery
+                + [
+                    "-A",
+                    "gpu_worker.celery_app",
+                    "worker",
+                    "-Q",
+                    wire.GRADING_QUEUE,
+                    "--pool=solo",
+                    "-n",
+                    f"gpu{number}@%h",
+                    "--without-mingle",
+                    "--without-gossip",
+                    "-l",
+                    level,
+                ],
+                env,
+                niceness=10,
+            )
+        )
     children.append(Child("web", web_argv(host, port), env))
 
     stopping = False
@@ -195,9 +275,12 @@ def main() -> None:
             child.check()
         if not announced and _answers(f"{url}accounts/login/"):
             announced = True
-            print(f"\n==> the course is up at  {url}\n    health:               {url}healthz\n"
-                  f"    grading workers:      {len(children) - 3} (GRADING_WORKERS)\n"
-                  "    logs: var/*.log. Press Ctrl-C to stop.", flush=True)
+            print(
+                f"\n==> the course is up at  {url}\n    health:               {url}healthz\n"
+                f"    grading workers:      {len(children) - 3} (GRADING_WORKERS)\n"
+                "    logs: var/*.log. Press Ctrl-C to stop.",
+                flush=True,
+            )
         if announced and not ready and time.monotonic() >= next_check:
             next_check = time.monotonic() + 3
             ready = _answers(f"{url}healthz")

@@ -1,4 +1,5 @@
 """Browser tests sign a user in by handing Chromium a real session cookie, skipping the login form."""
+
 from django.test import Client
 
 

@@ -3,6 +3,7 @@
 Where this host cannot isolate code (gpu_worker.sandbox.isolation.sandbox_status() is not ok),
 they skip with the reason and what to install, unless REQUIRE_SERVICES=1, under which they fail.
 """
+
 import os
 
 import pytest

@@ -5,6 +5,7 @@ else a throwaway `redis-server` on a free port; else tests that need Redis skip 
 reason, unless REQUIRE_SERVICES=1, under which a missing service fails the run. Chromium
 follows the same rule.
 """
+
 import atexit
 import os
 import shutil
@@ -54,9 +55,9 @@ def _start_redis_server() -> str | None:
         port = sock.getsockname()[1]
     workdir = tempfile.mkdtemp(prefix="test-redis-")
     process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", workdir],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", workdir],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     atexit.register(process.terminate)
     url = f"redis://127.0.0.1:{port}/0"
@@ -114,8 +115,11 @@ def pytest_configure(config):
 def pytest_report_header(config):
     redis_state = redis_url or f"missing ({redis_missing_reason}); Redis tests skip"
     chromium_state = CHROMIUM if os.path.exists(CHROMIUM) else "missing; browser tests skip"
-    return [f"redis: {redis_state}", f"chromium: {chromium_state}",
-            f"database: {os.environ.get('DATABASE_URL', 'sqlite (file under var/)')}"]
+    return [
+        f"redis: {redis_state}",
+        f"chromium: {chromium_state}",
+        f"database: {os.environ.get('DATABASE_URL', 'sqlite (file under var/)')}",
+    ]
 
 
 def pytest_collection_modifyitems(config, items):

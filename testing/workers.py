@@ -1,4 +1,5 @@
 """Start real Celery worker processes for tests, and stop them (and their children) after."""
+
 import os
 import signal
 import subprocess
@@ -21,7 +22,9 @@ def client_app(broker_url: str | None = None, result_backend: str | None = None)
     app.conf.update(
         result_backend=result_backend or os.environ["CELERY_RESULT_BACKEND"],
         broker_transport_options=dict(wire.BROKER_TRANSPORT_OPTIONS),
-        task_serializer="json", accept_content=["json"], result_serializer="json",
+        task_serializer="json",
+        accept_content=["json"],
+        result_serializer="json",
     )
     return app
 
@@ -39,15 +42,35 @@ def wait_for_ping(app: Celery, process: subprocess.Popen, log: Path, timeout: fl
 
 
 @contextmanager
-def running_worker(app_module: str, queues: str, log_dir: Path, env: dict | None = None,
-                   name: str = "test", wait: bool = True):
+def running_worker(
+    app_module: str, queues: str, log_dir: Path, env: dict | None = None, name: str = "test", wait: bool = True
+):
     """Run `celery -A app_module worker -Q queues --pool=solo` until the block ends."""
     log = Path(log_dir) / f"worker-{name}.log"
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", app_module, "worker", "-Q", queues, "--pool=solo",
-         "-n", f"{name}-{os.getpid()}@%h", "-l", "info", "--without-mingle", "--without-gossip"],
-        cwd=ROOT, env=full_env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            app_module,
+            "worker",
+            "-Q",
+            queues,
+            "--pool=solo",
+            "-n",
+            f"{name}-{os.getpid()}@%h",
+            "-l",
+            "info",
+            "--without-mingle",
+            "--without-gossip",
+        ],
+        cwd=ROOT,
+        env=full_env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         if wait:
@@ -112,8 +135,10 @@ def test_database_url() -> str:
     db = connection.settings_dict
     if connection.vendor == "sqlite":
         return f"sqlite:///{db['NAME']}"
-    return (f"postgres://{db['USER'] or ''}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
-            f"{db['PORT'] or 5432}/{db['NAME']}")
+    return (
+        f"postgres://{db['USER'] or ''}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
 
 
 test_database_url.__test__ = False  # not a test, despite its name

@@ -3,6 +3,7 @@
 Wide code blocks and tables must scroll inside their own box; the layout columns must not grow to fit them.
 Runs on the real course content, where the widest code and tables live.
 """
+
 import pytest
 from django.conf import settings as django_settings
 from django.core.management import call_command
@@ -18,7 +19,9 @@ from labs.models import Lab
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"width": 390, "height": 844}
-WIDE_SOURCE = "def schedule(waiting, running, budget):  # " + "a comment long enough to need scrolling " * 4 + "\n    return []\n"
+WIDE_SOURCE = (
+    "def schedule(waiting, running, budget):  # " + "a comment long enough to need scrolling " * 4 + "\n    return []\n"
+)
 
 
 @pytest.fixture
@@ -28,8 +31,13 @@ def course_site(live_server, learner, instructor):
     call_command("load_labs", stdout=quiet)
     cohort = factories.cohort(instructor, [learner], name="Spring cohort")
     lab = Lab.objects.order_by("order").first()
-    submission = factories.submission(learner, lab.slug, 0.5, source=WIDE_SOURCE,
-                                      result={"tests": [{"name": "decode_step_" * 8, "passed": False}], "plots": []})
+    submission = factories.submission(
+        learner,
+        lab.slug,
+        0.5,
+        source=WIDE_SOURCE,
+        result={"tests": [{"name": "decode_step_" * 8, "passed": False}], "plots": []},
+    )
     drills = Drill.objects.filter(retired=False)
     chosen = sorted({d.module_slug for d in drills if d.kind in ("card", "quiz")})[:2]
     mock = drill_services.mock_start(learner=learner, minutes=10, module_slugs=chosen)
@@ -40,8 +48,15 @@ def course_site(live_server, learner, instructor):
 def _sign_in(page, base_url, user):
     client = Client()
     client.force_login(user)
-    page.context.add_cookies([{"name": django_settings.SESSION_COOKIE_NAME, "url": base_url,
-                               "value": client.cookies[django_settings.SESSION_COOKIE_NAME].value}])
+    page.context.add_cookies(
+        [
+            {
+                "name": django_settings.SESSION_COOKIE_NAME,
+                "url": base_url,
+                "value": client.cookies[django_settings.SESSION_COOKIE_NAME].value,
+            }
+        ]
+    )
 
 
 def _overflow(page, base_url, path, status=200) -> str | None:
@@ -59,18 +74,31 @@ def _overflow(page, base_url, path, status=200) -> str | None:
 
 
 def _learner_paths(site) -> list[tuple[str, int]]:
-    sections = [reverse("course:section", args=[s.module.slug, s.slug])
-                for s in Section.objects.select_related("module").order_by("module__order", "order")]
+    sections = [
+        reverse("course:section", args=[s.module.slug, s.slug])
+        for s in Section.objects.select_related("module").order_by("module__order", "order")
+    ]
     one_of_each_kind = {d.kind: d for d in Drill.objects.filter(retired=False).order_by("module_slug", "order")}
     drills = [reverse("drills:drill", args=[d.module_slug, d.kind, d.slug]) for d in one_of_each_kind.values()]
     first_module = Section.objects.order_by("module__order").first().module.slug
-    return [(path, 200) for path in [
-        "/", reverse("course:index"), reverse("course:module", args=[first_module]), *sections,
-        reverse("drills:index"), reverse("drills:module", args=[first_module]), *drills, reverse("drills:review"),
-        reverse("drills:mock"), reverse("drills:mock_report", args=[site["mock"].pk]),
-        reverse("labs:index"), reverse("labs:detail", args=[site["lab"].slug]),
-        reverse("labs:submission", args=[site["submission"].pk])]] + [
-        ("/no-such-page/", 404), (reverse("instructor:queue"), 403)]
+    return [
+        (path, 200)
+        for path in [
+            "/",
+            reverse("course:index"),
+            reverse("course:module", args=[first_module]),
+            *sections,
+            reverse("drills:index"),
+            reverse("drills:module", args=[first_module]),
+            *drills,
+            reverse("drills:review"),
+            reverse("drills:mock"),
+            reverse("drills:mock_report", args=[site["mock"].pk]),
+            reverse("labs:index"),
+            reverse("labs:detail", args=[site["lab"].slug]),
+            reverse("labs:submission", args=[site["submission"].pk]),
+        ]
+    ] + [("/no-such-page/", 404), (reverse("instructor:queue"), 403)]
 
 
 def test_every_learner_page_fits_a_phone(browser, course_site, learner):
@@ -95,11 +123,16 @@ def test_every_instructor_page_and_the_login_page_fit_a_phone(browser, course_si
     base, cohort = course_site["url"], course_site["cohort"].pk
     wide = [problem for path in [reverse("login"), reverse("signup")] if (problem := _overflow(page, base, path))]
     _sign_in(page, base, instructor)
-    paths = [reverse("instructor:index"), reverse("instructor:matrix", args=[cohort]),
-             reverse("instructor:learner", args=[cohort, learner.pk]), reverse("instructor:roster", args=[cohort]),
-             reverse("instructor:lab", args=[cohort, course_site["lab"].slug]),
-             reverse("instructor:submission", args=[cohort, course_site["submission"].pk]),
-             reverse("instructor:overrides", args=[cohort]), reverse("instructor:queue")]
+    paths = [
+        reverse("instructor:index"),
+        reverse("instructor:matrix", args=[cohort]),
+        reverse("instructor:learner", args=[cohort, learner.pk]),
+        reverse("instructor:roster", args=[cohort]),
+        reverse("instructor:lab", args=[cohort, course_site["lab"].slug]),
+        reverse("instructor:submission", args=[cohort, course_site["submission"].pk]),
+        reverse("instructor:overrides", args=[cohort]),
+        reverse("instructor:queue"),
+    ]
     wide += [problem for path in paths if (problem := _overflow(page, base, path))]
     context.close()
     assert not wide, "\n".join(wide)
@@ -110,11 +143,16 @@ def test_the_widest_pages_fit_a_laptop_too(browser, course_site, learner):
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
     _sign_in(page, course_site["url"], learner)
-    widest = [reverse("course:section", args=[s.module.slug, s.slug])
-              for s in Section.objects.select_related("module").filter(slug__in=["sizing-the-kv-cache", "the-roofline"])]
+    widest = [
+        reverse("course:section", args=[s.module.slug, s.slug])
+        for s in Section.objects.select_related("module").filter(slug__in=["sizing-the-kv-cache", "the-roofline"])
+    ]
     assert len(widest) == 2
-    paths = [*widest, reverse("labs:detail", args=[course_site["lab"].slug]),
-             reverse("labs:submission", args=[course_site["submission"].pk])]
+    paths = [
+        *widest,
+        reverse("labs:detail", args=[course_site["lab"].slug]),
+        reverse("labs:submission", args=[course_site["submission"].pk]),
+    ]
     wide = [problem for path in paths if (problem := _overflow(page, course_site["url"], path))]
     context.close()
     assert not wide, "\n".join(wide)

@@ -1,4 +1,5 @@
 """Reads kept in the cache (common/readcache.py) never show a learner something a write has changed."""
+
 import time
 from datetime import timedelta
 
@@ -69,8 +70,15 @@ def test_a_new_password_signs_out_other_sessions(client, learner):
 def test_the_review_badge_follows_the_cards_and_the_clock(learner_client, learner, drills):
     page = reverse("course:index")
     assert "due for review" not in learner_client.get(page).content.decode()
-    card = ReviewCard.objects.create(learner=learner, drill=drills["quiz"], card={}, last_rating=3, passing=True,
-                                     reviewed_at=timezone.now(), due=timezone.now() + timedelta(seconds=1))
+    card = ReviewCard.objects.create(
+        learner=learner,
+        drill=drills["quiz"],
+        card={},
+        last_rating=3,
+        passing=True,
+        reviewed_at=timezone.now(),
+        due=timezone.now() + timedelta(seconds=1),
+    )
     assert "due for review" not in learner_client.get(page).content.decode()  # counted again: not due yet
     time.sleep(1.2)  # the cached count knew when the card comes due
     assert 'aria-label="1 due for review"' in learner_client.get(page).content.decode()

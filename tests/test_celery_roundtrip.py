@@ -1,5 +1,6 @@
 """A real round trip: the web side send_task()s the ping to a real worker process; and every app on the
 broker agrees on how long Redis waits before it hands an unacknowledged task to someone else."""
+
 import pytest
 
 from gpu_worker.contract import wire
@@ -25,8 +26,14 @@ def test_every_app_on_the_broker_redelivers_after_the_same_timeout_above_the_har
     from gpu_worker.celery_app import app as grading_app
     from testing.workers import client_app
 
-    timeouts = {name: app.conf.broker_transport_options.get("visibility_timeout")
-                for name, app in [("web", web_app), ("local", local_app), ("grading", grading_app),
-                                  ("test client", client_app())]}
+    timeouts = {
+        name: app.conf.broker_transport_options.get("visibility_timeout")
+        for name, app in [
+            ("web", web_app),
+            ("local", local_app),
+            ("grading", grading_app),
+            ("test client", client_app()),
+        ]
+    }
     assert set(timeouts.values()) == {wire.VISIBILITY_TIMEOUT_S}, timeouts
     assert wire.VISIBILITY_TIMEOUT_S > grading_app.conf.task_time_limit == wire.HARD_TIME_LIMIT_S

@@ -1,4 +1,5 @@
 """Production settings: refuse to start without secrets; `check --deploy` is clean."""
+
 import os
 import shutil
 import subprocess
@@ -12,15 +13,17 @@ STRONG_KEY = "k8Qz1v-Xw7!pR3m$Ls9@Tb2#Nf6^Hd4&Jc0*Ya5(Ue8)Gi-Vo3+Er7~Mn1"
 
 
 def manage(*args, **env):
-    full_env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    full_env = {
+        k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    }
     full_env.update(DJANGO_SETTINGS_MODULE="config.settings.prod", **env)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env,
-                          capture_output=True, text=True)
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True)
 
 
 def test_check_deploy_reports_no_warnings():
-    result = manage("check", "--deploy", "--fail-level", "WARNING",
-                    SECRET_KEY=STRONG_KEY, ALLOWED_HOSTS="course.example.com")
+    result = manage(
+        "check", "--deploy", "--fail-level", "WARNING", SECRET_KEY=STRONG_KEY, ALLOWED_HOSTS="course.example.com"
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 

@@ -1,4 +1,5 @@
 """The 400/403/404/500 pages carry the site's header and say in words what happened."""
+
 import pytest
 from django.test import RequestFactory
 from django.urls import reverse

@@ -1,5 +1,6 @@
 """gpu_worker is Django-free: importing it (and its Celery app) never imports django; the web apps reach it
 only through gpu_worker.contract."""
+
 import ast
 import subprocess
 import sys
@@ -52,15 +53,20 @@ def _gpu_worker_imports(path: Path) -> list[str]:
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names += [f"{node.module}.{alias.name}" if node.module == "gpu_worker" else node.module
-                      for alias in node.names]
+            names += [
+                f"{node.module}.{alias.name}" if node.module == "gpu_worker" else node.module for alias in node.names
+            ]
     return [name for name in names if name.split(".")[0] == "gpu_worker"]
 
 
 def test_web_apps_import_only_the_contract_from_gpu_worker():
     """The web apps' code (tests aside) shares only the contract with the worker; the rest goes by task name."""
-    stray = [f"{path.relative_to(ROOT)}: {name}"
-             for app in WEB_APPS for path in sorted((ROOT / app).rglob("*.py")) if "tests" not in path.parts
-             for name in _gpu_worker_imports(path)
-             if not (name == "gpu_worker.contract" or name.startswith("gpu_worker.contract."))]
+    stray = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for app in WEB_APPS
+        for path in sorted((ROOT / app).rglob("*.py"))
+        if "tests" not in path.parts
+        for name in _gpu_worker_imports(path)
+        if not (name == "gpu_worker.contract" or name.startswith("gpu_worker.contract."))
+    ]
     assert stray == []

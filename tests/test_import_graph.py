@@ -1,12 +1,26 @@
 """The project's modules import each other without circles, counting imports inside functions too (a late
 import that breaks a circle at run time is still a circle in the design). `from package import module`
 counts as importing that module."""
+
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("accounts", "bench", "cohorts", "common", "config", "course", "drills", "experiments", "gpu_worker", "health",
-            "instructor", "labs", "testing")
+PACKAGES = (
+    "accounts",
+    "bench",
+    "cohorts",
+    "common",
+    "config",
+    "course",
+    "drills",
+    "experiments",
+    "gpu_worker",
+    "health",
+    "instructor",
+    "labs",
+    "testing",
+)
 SKIPPED = {"tests", "migrations", "fixtures"}  # tests import freely; fixtures are learner code
 
 
@@ -16,8 +30,12 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(path): path for package in PACKAGES for path in (ROOT / package).rglob("*.py")
-            if not SKIPPED & set(path.relative_to(ROOT).parts)}
+    return {
+        _module_name(path): path
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if not SKIPPED & set(path.relative_to(ROOT).parts)
+    }
 
 
 def _imported(name: str, path: Path, node: ast.AST, modules: dict) -> list[str]:
@@ -42,8 +60,14 @@ def _imported(name: str, path: Path, node: ast.AST, modules: dict) -> list[str]:
 
 def import_graph() -> dict[str, set[str]]:
     modules = _modules()
-    return {name: {target for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                   for target in _imported(name, path, node, modules)} for name, path in modules.items()}
+    return {
+        name: {
+            target
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            for target in _imported(name, path, node, modules)
+        }
+        for name, path in modules.items()
+    }
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -125,8 +149,12 @@ def test_every_package_has_a_floor():
 
 
 def test_imports_only_go_down_the_floors():
-    upward = sorted(f"{source} -> {target}" for source, targets in import_graph().items() for target in targets
-                    if source.split(".")[0] != target.split(".")[0] and floor_of(target) >= floor_of(source))
+    upward = sorted(
+        f"{source} -> {target}"
+        for source, targets in import_graph().items()
+        for target in targets
+        if source.split(".")[0] != target.split(".")[0] and floor_of(target) >= floor_of(source)
+    )
     assert upward == []
 
 

@@ -1,4 +1,5 @@
 """scripts/supervise.py starts a process again when it dies; scripts/system_deps.sh names what is missing."""
+
 import importlib.util
 import os
 import signal
@@ -51,30 +52,42 @@ def test_as_root_with_apt_it_would_install_what_is_missing(tmp_path):
     path = _bin_without_bwrap_or_redis(tmp_path, uid="0")
     if not (tmp_path / "apt-get").exists():
         import pytest
+
         pytest.skip("no apt-get on this machine")
-    done = subprocess.run(["bash", str(ROOT / "scripts" / "system_deps.sh"), "--dry-run"], env={"PATH": path},
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "system_deps.sh"), "--dry-run"],
+        env={"PATH": path},
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0
     assert "apt-get install -y -qq --no-install-recommends bubblewrap redis-server" in done.stdout
 
 
 def test_as_a_user_it_stops_with_one_line_saying_what_to_install(tmp_path):
     path = _bin_without_bwrap_or_redis(tmp_path, uid="1000")
-    done = subprocess.run(["bash", str(ROOT / "scripts" / "system_deps.sh")], env={"PATH": path},
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "system_deps.sh")], env={"PATH": path}, capture_output=True, text=True
+    )
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "missing: bubblewrap redis-server" in lines[0] and "apt-get install" in lines[0]
-    optional = subprocess.run(["bash", str(ROOT / "scripts" / "system_deps.sh"), "--optional"],
-                              env={"PATH": path}, capture_output=True, text=True)
+    optional = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "system_deps.sh"), "--optional"],
+        env={"PATH": path},
+        capture_output=True,
+        text=True,
+    )
     assert optional.returncode == 0 and "tests that need them skip" in optional.stderr
 
 
 def test_a_grading_worker_runs_nicer_than_the_site_and_so_does_its_autogroup(tmp_path, monkeypatch):
     supervise = _supervise()
     monkeypatch.setattr(supervise, "VAR", tmp_path)
-    show = "import os, pathlib; p = pathlib.Path('/proc/self/autogroup'); " \
-           "print(os.nice(0), p.read_text().split()[-1] if p.exists() else 'none')"
+    show = (
+        "import os, pathlib; p = pathlib.Path('/proc/self/autogroup'); "
+        "print(os.nice(0), p.read_text().split()[-1] if p.exists() else 'none')"
+    )
     child = supervise.Child("nicer", [sys.executable, "-c", show], dict(os.environ), niceness=10)
     child.start()
     child.process.wait(timeout=30)

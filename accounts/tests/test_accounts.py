@@ -1,4 +1,5 @@
 """Sign up, log in, log out, password change and reset; roles in the navigation."""
+
 import re
 
 import pytest
@@ -9,10 +10,16 @@ pytestmark = pytest.mark.django_db
 
 
 def test_signup_creates_a_learner_and_logs_in(client):
-    response = client.post("/accounts/signup/", {
-        "username": "linus", "email": "linus@example.com",
-        "password1": "a-long-unusual-pass-42", "password2": "a-long-unusual-pass-42",
-    }, follow=True)
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "username": "linus",
+            "email": "linus@example.com",
+            "password1": "a-long-unusual-pass-42",
+            "password2": "a-long-unusual-pass-42",
+        },
+        follow=True,
+    )
 
     assert response.status_code == 200
     assert b"Welcome, linus" in response.content
@@ -22,20 +29,30 @@ def test_signup_creates_a_learner_and_logs_in(client):
 
 
 def test_signup_rejects_mismatched_passwords_with_a_form_error(client):
-    response = client.post("/accounts/signup/", {
-        "username": "linus", "email": "linus@example.com",
-        "password1": "a-long-unusual-pass-42", "password2": "something-else-42",
-    })
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "username": "linus",
+            "email": "linus@example.com",
+            "password1": "a-long-unusual-pass-42",
+            "password2": "something-else-42",
+        },
+    )
     assert response.status_code == 200
     assert b"didn" in response.content  # "The two password fields didn't match."
     assert not User.objects.filter(username="linus").exists()
 
 
 def test_signup_rejects_a_duplicate_email(client, learner):
-    response = client.post("/accounts/signup/", {
-        "username": "other", "email": learner.email.upper(),
-        "password1": "a-long-unusual-pass-42", "password2": "a-long-unusual-pass-42",
-    })
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "username": "other",
+            "email": learner.email.upper(),
+            "password1": "a-long-unusual-pass-42",
+            "password2": "a-long-unusual-pass-42",
+        },
+    )
     assert b"already exists" in response.content
 
 
@@ -55,10 +72,15 @@ def test_wrong_password_shows_a_message(client, learner):
 
 
 def test_password_change(learner_client, learner):
-    response = learner_client.post("/accounts/password_change/", {
-        "old_password": "correct-horse-battery",
-        "new_password1": "an-even-longer-pass-77", "new_password2": "an-even-longer-pass-77",
-    }, follow=True)
+    response = learner_client.post(
+        "/accounts/password_change/",
+        {
+            "old_password": "correct-horse-battery",
+            "new_password1": "an-even-longer-pass-77",
+            "new_password2": "an-even-longer-pass-77",
+        },
+        follow=True,
+    )
     assert b"Password changed" in response.content
     learner.refresh_from_db()
     assert learner.check_password("an-even-longer-pass-77")
@@ -71,9 +93,14 @@ def test_password_reset_by_email(client, learner):
 
     form_page = client.get(link, follow=True)
     assert b"Set a new password" in form_page.content
-    response = client.post(form_page.redirect_chain[-1][0], {
-        "new_password1": "reset-pass-that-is-long-9", "new_password2": "reset-pass-that-is-long-9",
-    }, follow=True)
+    response = client.post(
+        form_page.redirect_chain[-1][0],
+        {
+            "new_password1": "reset-pass-that-is-long-9",
+            "new_password2": "reset-pass-that-is-long-9",
+        },
+        follow=True,
+    )
     assert b"Password set" in response.content
     learner.refresh_from_db()
     assert learner.check_password("reset-pass-that-is-long-9")
@@ -96,8 +123,8 @@ def test_anonymous_visitors_are_sent_to_log_in_for_the_dashboard(client):
 
 def test_pages_serve_htmx_and_css_from_static(client):
     body = client.get("/").content.decode()
-    assert '/static/vendor/htmx.min.js' in body
-    assert '/static/css/site.css' in body
+    assert "/static/vendor/htmx.min.js" in body
+    assert "/static/css/site.css" in body
     assert "cdn" not in body.lower()
 
 

@@ -1,4 +1,5 @@
 """In Chromium: sign up, see the course home, log out, log in again."""
+
 import pytest
 from playwright.sync_api import expect
 

@@ -1,4 +1,5 @@
 """After logging in, instructors land on their dashboard and learners on the course; `next` wins for both."""
+
 import pytest
 
 pytestmark = pytest.mark.django_db

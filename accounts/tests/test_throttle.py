@@ -1,4 +1,5 @@
 """Sign-in throttling: per account and per address, the right password refused while locked, Redis shared."""
+
 import time
 import uuid
 
@@ -66,20 +67,31 @@ def test_the_lock_ends_with_the_window(client, learner):
 @override_settings(LOGIN_THROTTLE={**LIMITS, "ADDRESS_HEADER": "HTTP_X_FORWARDED_FOR"})
 def test_behind_a_proxy_the_forwarded_address_is_counted(client, learner):
     for number in range(12):
-        client.post(LOGIN, {"username": f"u{number}", "password": "x"}, REMOTE_ADDR="10.0.0.254",
-                    HTTP_X_FORWARDED_FOR="spoofed, 203.0.113.7")
-    held = client.post(LOGIN, {"username": "ada", "password": RIGHT}, REMOTE_ADDR="10.0.0.254",
-                       HTTP_X_FORWARDED_FOR="203.0.113.7")
+        client.post(
+            LOGIN,
+            {"username": f"u{number}", "password": "x"},
+            REMOTE_ADDR="10.0.0.254",
+            HTTP_X_FORWARDED_FOR="spoofed, 203.0.113.7",
+        )
+    held = client.post(
+        LOGIN, {"username": "ada", "password": RIGHT}, REMOTE_ADDR="10.0.0.254", HTTP_X_FORWARDED_FOR="203.0.113.7"
+    )
     assert "Too many failed sign-in attempts" in held.content.decode()
-    other = client.post(LOGIN, {"username": "ada", "password": RIGHT}, REMOTE_ADDR="10.0.0.254",
-                        HTTP_X_FORWARDED_FOR="198.51.100.4")
+    other = client.post(
+        LOGIN, {"username": "ada", "password": RIGHT}, REMOTE_ADDR="10.0.0.254", HTTP_X_FORWARDED_FOR="198.51.100.4"
+    )
     assert other.status_code == 302
 
 
 def test_counts_are_shared_through_redis(client, learner, redis_url):
     """Failures counted by one client are seen by another: the counts live in Redis, not in the process."""
-    redis_cache = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url,
-                               "KEY_PREFIX": f"throttle-test-{uuid.uuid4().hex}"}}  # keys expire with the window
+    redis_cache = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "KEY_PREFIX": f"throttle-test-{uuid.uuid4().hex}",
+        }
+    }  # keys expire with the window
     with override_settings(CACHES=redis_cache, LOGIN_THROTTLE=LIMITS):
         assert isinstance(caches["default"], RedisCache)
         for _ in range(5):

@@ -11,6 +11,7 @@ the waiting below). So:
   in short steps (0.2 ms, doubling to 2 ms) until the busy timeout (OPTIONS "timeout"), then fails
   with SQLite's "database is locked". SQLite's own busy handler is off, so it never sleeps first.
 """
+
 import sqlite3
 import threading
 import time

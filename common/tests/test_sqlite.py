@@ -1,4 +1,5 @@
 """SQLite under a class's writes: WAL, a busy timeout and BEGIN IMMEDIATE, so writers wait, not fail."""
+
 import sqlite3
 import threading
 import time
@@ -7,8 +8,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, connections, transaction
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite settings only")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite settings only"),
+]
 
 
 def test_the_database_runs_in_wal_mode():
@@ -101,6 +104,7 @@ def test_threads_of_one_process_take_turns_and_every_ending_gives_the_turn_back(
     COMMIT or ROLLBACK, so another thread waits on the lock (not in SQLite's sleeping busy handler), and
     neither a rollback nor a closed connection leaves the lock taken."""
     from common.sqlite_backend.base import _WRITER
+
     users = get_user_model().objects
     inside, order = threading.Event(), []
 

@@ -1,4 +1,5 @@
 """`{% url %}` and `reverse_cached` give what Django's reverse gives, wherever the site is mounted."""
+
 import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.urls import NoReverseMatch, clear_script_prefix, reverse, set_script_prefix
@@ -13,8 +14,11 @@ def render(source: str, **context) -> str:
 def test_a_remembered_url_is_the_reversed_one_for_each_argument():
     for slug in ("kv-cache", "ring-vs-tree", "kv-cache"):
         assert reverse_cached("drills:module", [slug]) == reverse("drills:module", args=[slug])
-    assert reverse_cached("labs:submission", kwargs={"pk": 7}) == reverse("labs:submission", kwargs={"pk": 7}) \
+    assert (
+        reverse_cached("labs:submission", kwargs={"pk": 7})
+        == reverse("labs:submission", kwargs={"pk": 7})
         == "/labs/submissions/7/"
+    )
 
 
 def test_the_tag_renders_urls_and_its_as_form_as_django_does():

@@ -1,4 +1,5 @@
 """Settings shared by every environment; secrets and URLs come from the environment."""
+
 import os
 from pathlib import Path
 
@@ -77,11 +78,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}", conn_max_age=60
-    )
-}
+DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}", conn_max_age=60)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 SQLITE_ENGINE = "common.sqlite_backend"
 SQLITE_BUSY_TIMEOUT_S = float(os.environ.get("SQLITE_BUSY_TIMEOUT_S", "20"))
@@ -92,11 +89,13 @@ for _db in DATABASES.values():
         # instead of failing a deferred transaction mid-way), and the busy timeout is that wait.
         # common.sqlite_backend queues the threads of one process on a lock before that wait.
         _db["ENGINE"] = SQLITE_ENGINE
-        _db.setdefault("OPTIONS", {}).update({
-            "transaction_mode": "IMMEDIATE",
-            "timeout": SQLITE_BUSY_TIMEOUT_S,
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        })
+        _db.setdefault("OPTIONS", {}).update(
+            {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": SQLITE_BUSY_TIMEOUT_S,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            }
+        )
 
 AUTHENTICATION_BACKENDS = ["accounts.backends.CachedModelBackend"]  # the user each page loads, cached
 AUTH_PASSWORD_VALIDATORS = [
@@ -130,9 +129,11 @@ INSTRUCTOR_GROUP = "instructors"
 # (common/readcache.py). Redis when one is configured, so every
 # web process shares the counts; otherwise per-process memory, which still slows one process's guesser.
 CACHE_URL = os.environ.get("CACHE_URL", "")
-CACHES = {"default": {"BACKEND": "common.redis_cache.RedisCache", "LOCATION": CACHE_URL,
-                      "KEY_PREFIX": "course"}
-          if CACHE_URL.startswith("redis") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES = {
+    "default": {"BACKEND": "common.redis_cache.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "course"}
+    if CACHE_URL.startswith("redis")
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 # Pages read the user, the drill or lab and the review badge from the cache (common/readcache.py) only when
 # every web process shares it: a per-process cache would not hear of another process's writes.
 READ_CACHE = env_bool("READ_CACHE", CACHE_URL.startswith("redis"))

@@ -2,8 +2,10 @@
 
 DEBUG is off unless DEBUG=1: this is what a class uses, so an error shows the site's own error page,
 not a traceback with the settings, and no request keeps a log of its queries."""
-from .base import *  # noqa: F401,F403
-from .base import SECRET_KEY as _SECRET_KEY, env_bool, env_list
+
+from .base import *  # noqa: F403
+from .base import SECRET_KEY as _SECRET_KEY
+from .base import env_bool, env_list
 
 DEBUG = env_bool("DEBUG")
 SECRET_KEY = _SECRET_KEY or "dev-only-insecure-key-change-me"

@@ -1,9 +1,10 @@
 """Production: every secret from the environment; refuses to start without them."""
+
 import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .base import *  # noqa: F401,F403
+from .base import *  # noqa: F403
 from .base import env_bool, env_list
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")

@@ -1,7 +1,8 @@
 """Test settings: the broker and database come from the environment the fixtures set."""
+
 import os
 
-from .base import *  # noqa: F401,F403
+from .base import *  # noqa: F403
 from .base import SQLITE_ENGINE, VAR_DIR
 
 DEBUG = False
@@ -21,3 +22,4 @@ for _db in DATABASES.values():  # noqa: F405
     if _db["ENGINE"] == SQLITE_ENGINE:
         # A file, not memory, so that a worker process can share the test database.
         _db["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
+        VAR_DIR.mkdir(parents=True, exist_ok=True)  # plain `pytest` in a fresh clone, without scripts/test.sh

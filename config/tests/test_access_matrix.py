@@ -3,15 +3,16 @@ and nobody but learner A and the instructor of A's cohort is ever shown A's data
 
 A new URL pattern fails `test_every_pattern_has_an_expectation` until its row is added below.
 """
+
 import os
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from cohorts.models import Cohort, CohortLab, Invitation, Membership, ScoreOverride
 from config.tests import world as site
 from drills.models import Attempt, MockInterview
-from cohorts.models import Cohort, Invitation, CohortLab, Membership, ScoreOverride
 from labs.models import Submission
 
 pytestmark = pytest.mark.django_db
@@ -88,23 +89,41 @@ NOT_ALLOWED = ("anonymous", "learner_b", "other_instructor")  # may never see or
 
 def post_data(world) -> dict:
     """Fields that most forms accept, so a refusal is a refusal and not a form error."""
-    return {"email": "newcomer2@example.com", "drill_weight": "5", "learner": world.users["learner_a"].pk,
-            "kind": "lab", "target_slug": "lab-1", "target": "lab:lab-1", "score": "1", "reason": "changed", "lab_slug": "lab-1",
-            "percent_per_day": "0", "weight": "1", "name": "New cohort", "source": "x = 1\n", "mode": "run"}
+    return {
+        "email": "newcomer2@example.com",
+        "drill_weight": "5",
+        "learner": world.users["learner_a"].pk,
+        "kind": "lab",
+        "target_slug": "lab-1",
+        "target": "lab:lab-1",
+        "score": "1",
+        "reason": "changed",
+        "lab_slug": "lab-1",
+        "percent_per_day": "0",
+        "weight": "1",
+        "name": "New cohort",
+        "source": "x = 1\n",
+        "mode": "run",
+    }
 
 
 def fingerprint(world) -> tuple:
     """Everything of learner A's, and of A's cohort, that a request could change."""
     ada = world.users["learner_a"]
     cohort = Cohort.objects.get(name="Cohort A")
-    return (sorted(Membership.objects.filter(learner=ada).values_list("cohort_id", flat=True)),
-            sorted(Membership.objects.filter(cohort=cohort).values_list("learner_id", flat=True)),
-            Submission.objects.filter(learner=ada).count(), cohort.join_code, cohort.drill_weight,
-            CohortLab.objects.filter(cohort=cohort).count(),
-            sorted(ScoreOverride.objects.values_list("id", "undone_at", "score")),
-            sorted(Invitation.objects.values_list("id", "status")),
-            sorted(MockInterview.objects.filter(learner=ada).values_list("id", "finished_at")),
-            Attempt.objects.filter(learner=ada).count(), ada.password)
+    return (
+        sorted(Membership.objects.filter(learner=ada).values_list("cohort_id", flat=True)),
+        sorted(Membership.objects.filter(cohort=cohort).values_list("learner_id", flat=True)),
+        Submission.objects.filter(learner=ada).count(),
+        cohort.join_code,
+        cohort.drill_weight,
+        CohortLab.objects.filter(cohort=cohort).count(),
+        sorted(ScoreOverride.objects.values_list("id", "undone_at", "score")),
+        sorted(Invitation.objects.values_list("id", "status")),
+        sorted(MockInterview.objects.filter(learner=ada).values_list("id", "finished_at")),
+        Attempt.objects.filter(learner=ada).count(),
+        ada.password,
+    )
 
 
 def body(response) -> str:
@@ -140,8 +159,10 @@ def test_each_person_gets_exactly_the_expected_status(name):
         observed[method] = tuple(row)
     if os.environ.get("SHOW_MATRIX"):
         print(f'    "{name}": {{"get": {observed["get"]}, "post": {observed["post"]}}},')
-    expected = {method: tuple(_health(code, got) for code, got in zip(EXPECTED[name][method], observed[method]))
-                for method in observed}
+    expected = {
+        method: tuple(_health(code, got) for code, got in zip(EXPECTED[name][method], observed[method]))
+        for method in observed
+    }
     assert observed == expected, url
 
 

@@ -1,20 +1,20 @@
 """Bad input on every URL pattern: ids past the 64-bit range are 404, NUL and non-UTF-8 text are 400, never a 500."""
+
 import pytest
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter
 
+from cohorts.models import ScoreOverride
 from common.converters import MAX_ID, DatabaseIdConverter
 from config.tests import world as site
 from drills.models import Attempt, Drill
 from drills.tests.helpers import drill_url, round_from
-from cohorts.models import ScoreOverride
 from labs.models import Submission
 
 pytestmark = pytest.mark.django_db
 PATTERNS = site.named_patterns()
-ID_PATTERNS = sorted(name for name, keys in PATTERNS.items()
-                     if any(key == "pk" or key.endswith("_id") for key in keys))
+ID_PATTERNS = sorted(name for name, keys in PATTERNS.items() if any(key == "pk" or key.endswith("_id") for key in keys))
 TOO_BIG = (MAX_ID + 1, 10**30)
 
 
@@ -73,8 +73,7 @@ def test_an_override_for_a_huge_learner_id_is_a_form_error(world):
     client = signed_in(world, "own_instructor")
     url = reverse("instructor:overrides", args=[world.defaults["cohort_id"]])
     for learner in (str(MAX_ID + 1), "9" * 40, str(MAX_ID)):
-        response = client.post(url, {"learner": learner, "target": "lab:lab-1", "score": "1",
-                                     "reason": "r"})
+        response = client.post(url, {"learner": learner, "target": "lab:lab-1", "score": "1", "reason": "r"})
         assert response.status_code == 400, learner
     assert ScoreOverride.objects.count() == 1  # the one the world holds
 
@@ -93,12 +92,18 @@ BAD_BODIES = {
     "raw latin-1 form": ("application/x-www-form-urlencoded", b"source=caf\xe9&mode=run"),
     "nul in json": ("application/json", b'{"text": "a\\u0000b"}'),
     "latin-1 json": ("application/json", b'{"text": "caf\xe9"}'),
-    "nul in multipart": ("multipart/form-data; boundary=B",
-                         b'--B\r\nContent-Disposition: form-data; name="text"\r\n\r\na\x00b\r\n--B--\r\n'),
-    "latin-1 multipart charset": ("multipart/form-data; boundary=B; charset=latin-1",
-                                  b'--B\r\nContent-Disposition: form-data; name="source"\r\n\r\ncaf\xe9\r\n--B--\r\n'),
-    "latin-1 multipart": ("multipart/form-data; boundary=B",
-                          b'--B\r\nContent-Disposition: form-data; name="text"\r\n\r\ncaf\xe9\r\n--B--\r\n'),
+    "nul in multipart": (
+        "multipart/form-data; boundary=B",
+        b'--B\r\nContent-Disposition: form-data; name="text"\r\n\r\na\x00b\r\n--B--\r\n',
+    ),
+    "latin-1 multipart charset": (
+        "multipart/form-data; boundary=B; charset=latin-1",
+        b'--B\r\nContent-Disposition: form-data; name="source"\r\n\r\ncaf\xe9\r\n--B--\r\n',
+    ),
+    "latin-1 multipart": (
+        "multipart/form-data; boundary=B",
+        b'--B\r\nContent-Disposition: form-data; name="text"\r\n\r\ncaf\xe9\r\n--B--\r\n',
+    ),
 }
 
 
@@ -114,12 +119,17 @@ def test_nul_and_non_utf8_are_400_on_every_pattern(world, name):
             assert "not valid UTF-8 text or holds a NUL character" in response.content.decode(), (label, url)
 
 
-@pytest.mark.parametrize("content_type, payload", [
-    ("application/x-www-form-urlencoded; charset=latin-1", b"mode=run&source=x+%3D+%27caf%E9%27"),
-    ("multipart/form-data; boundary=B; charset=latin-1",
-     b'--B\r\nContent-Disposition: form-data; name="mode"\r\n\r\nrun\r\n'
-     b'--B\r\nContent-Disposition: form-data; name="source"\r\n\r\nx = "caf\xe9"\r\n--B--\r\n'),
-])
+@pytest.mark.parametrize(
+    "content_type, payload",
+    [
+        ("application/x-www-form-urlencoded; charset=latin-1", b"mode=run&source=x+%3D+%27caf%E9%27"),
+        (
+            "multipart/form-data; boundary=B; charset=latin-1",
+            b'--B\r\nContent-Disposition: form-data; name="mode"\r\n\r\nrun\r\n'
+            b'--B\r\nContent-Disposition: form-data; name="source"\r\n\r\nx = "caf\xe9"\r\n--B--\r\n',
+        ),
+    ],
+)
 def test_a_latin1_lab_source_is_refused_and_nothing_is_stored(world, content_type, payload):
     client = signed_in(world, "learner_b")
     before = Submission.objects.count()
@@ -135,24 +145,38 @@ def test_text_in_utf8_still_goes_through(world):
     assert client.get(reverse("labs:index"), {"q": "café"}).status_code == 200
 
 
-@pytest.mark.parametrize("content_type, template", [
-    ("application/x-www-form-urlencoded", "round={round}&text=a%00b"),
-    ("application/json", '{{"round": "{round}", "text": "a\\u0000b"}}'),
-])
+@pytest.mark.parametrize(
+    "content_type, template",
+    [
+        ("application/x-www-form-urlencoded", "round={round}&text=a%00b"),
+        ("application/json", '{{"round": "{round}", "text": "a\\u0000b"}}'),
+    ],
+)
 def test_a_nul_in_a_card_answer_stores_nothing(world, content_type, template):
     """The case that raised on PostgreSQL: a card answer holding a NUL, with a valid round token."""
     client = signed_in(world, "learner_a")
     card = Drill.objects.get(kind="card", slug=world.kwargs_by_name["drills:drill"]["slug"])
     round_token = round_from(client.get(drill_url(card)).content.decode())
-    response = client.post(drill_url(card, "answer"), template.format(round=round_token).encode(),
-                           content_type=content_type)
+    response = client.post(
+        drill_url(card, "answer"), template.format(round=round_token).encode(), content_type=content_type
+    )
     assert response.status_code == 400 and not Attempt.objects.exists()
     fine = client.post(drill_url(card, "answer"), {"round": round_token, "text": "blocks and tables"})
     assert fine.status_code == 200 and Attempt.objects.count() == 1  # the same post without the NUL is stored
 
 
-@pytest.mark.parametrize("path", ["/labs/%00/", "/labs/caf%E9/", "/course/%00/s1/", "/drills/m1/card/%FF%FE/",
-                                  "/instructor/c/1/labs/%00/", "/labs/submissions/1%00/", "/accounts/reset/%00/x/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/labs/%00/",
+        "/labs/caf%E9/",
+        "/course/%00/s1/",
+        "/drills/m1/card/%FF%FE/",
+        "/instructor/c/1/labs/%00/",
+        "/labs/submissions/1%00/",
+        "/accounts/reset/%00/x/",
+    ],
+)
 def test_nul_or_latin1_in_the_path_is_a_miss(world, path):
     for client in (signed_in(world, "own_instructor"), Client()):
         response = client.get(path)

@@ -3,16 +3,17 @@
 Learner A (`ada`) is in cohort A, taught by `own`; learner B (`bea`) is in cohort B, taught by `other`.
 Everything of A's carries a marker that nobody but A and `own` may ever be shown.
 """
+
 from dataclasses import dataclass, field
 
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.roles import instructor_group
+from cohorts.models import Invitation, ScoreOverride
 from drills.models import MockInterview
 from drills.tests.factories import load_fixture
 from experiments.models import Experiment
 from gpu_worker.contract.knobs import normalize
-from cohorts.models import Invitation, ScoreOverride
 from instructor.tests import factories
 from labs.models import Lab
 
@@ -53,24 +54,51 @@ def build() -> World:
     cohort_c = factories.cohort(own, [], name="Cohort C")
     sub_a = factories.submission(ada, "lab-1", 0.5, source=f"# {MARKERS[0]}\nx = 1\n")
     factories.submission(bea, "lab-1", 0.7, source="# bea's own code\n")
-    override = ScoreOverride.objects.create(cohort=cohort_a, learner=ada, kind="lab", target_slug="lab-1",
-                                            score=0.9, max_score=1.0, reason=MARKERS[2], created_by=own)
+    override = ScoreOverride.objects.create(
+        cohort=cohort_a,
+        learner=ada,
+        kind="lab",
+        target_slug="lab-1",
+        score=0.9,
+        max_score=1.0,
+        reason=MARKERS[2],
+        created_by=own,
+    )
     to_ada = Invitation.objects.create(cohort=cohort_c, email=MARKERS[1], invited_by=own)
     to_newcomer = Invitation.objects.create(cohort=cohort_a, email="newcomer@example.com", invited_by=own)
-    mock = MockInterview.objects.create(learner=ada, minutes=10, module_slugs=[drills["card"].module_slug],
-                                        drill_ids=[drills["quiz"].pk, drills["card"].pk])
+    mock = MockInterview.objects.create(
+        learner=ada,
+        minutes=10,
+        module_slugs=[drills["card"].module_slug],
+        drill_ids=[drills["quiz"].pk, drills["card"].pk],
+    )
     card = drills["card"]
     experiment = Experiment.objects.create(owner=ada, config=normalize({}), config_hash="0" * 64)
     world = World(users={"learner_a": ada, "learner_b": bea, "own_instructor": own, "other_instructor": other})
-    world.defaults = {"cohort_id": cohort_a.pk, "learner_id": ada.pk, "submission_id": sub_a.pk,
-                      "override_id": override.pk, "invitation_id": to_newcomer.pk, "lab_slug": "lab-1",
-                      "slug": "lab-1", "pk": sub_a.pk, "module_slug": "m1", "section_slug": "s1",
-                      "kind": card.kind, "uidb64": "MQ", "token": "set-password"}
+    world.defaults = {
+        "cohort_id": cohort_a.pk,
+        "learner_id": ada.pk,
+        "submission_id": sub_a.pk,
+        "override_id": override.pk,
+        "invitation_id": to_newcomer.pk,
+        "lab_slug": "lab-1",
+        "slug": "lab-1",
+        "pk": sub_a.pk,
+        "module_slug": "m1",
+        "section_slug": "s1",
+        "kind": card.kind,
+        "uidb64": "MQ",
+        "token": "set-password",
+    }
     world.kwargs_by_name = {
-        **{f"drills:{name}": {"pk": mock.pk} for name in
-           ("mock_run", "mock_answer", "mock_rate", "mock_finish", "mock_report")},
-        **{f"drills:{name}": {"module_slug": card.module_slug, "slug": card.slug} for name in
-           ("drill", "answer", "rate", "module")},
+        **{
+            f"drills:{name}": {"pk": mock.pk}
+            for name in ("mock_run", "mock_answer", "mock_rate", "mock_finish", "mock_report")
+        },
+        **{
+            f"drills:{name}": {"module_slug": card.module_slug, "slug": card.slug}
+            for name in ("drill", "answer", "rate", "module")
+        },
         "experiments:detail": {"pk": experiment.pk},
         "labs:leaderboard": {"slug": "paged-attention"},
         "labs:leaderboard_visibility": {"slug": "paged-attention"},

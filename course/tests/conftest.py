@@ -1,4 +1,5 @@
 """Fixtures for the course tests: the small fixture course and the real content directory."""
+
 from pathlib import Path
 
 import pytest

@@ -1,4 +1,5 @@
 """Chromium through Playwright: read and mark sections, see progress, operate each widget by mouse and keyboard."""
+
 import re
 
 import pytest
@@ -6,8 +7,8 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from course import kv_math, widget_math
-
 from testing.browser import save_screenshot, sign_in
+
 from .conftest import FIXTURE_CONTENT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -24,8 +25,14 @@ def no_script_errors(page):
     """Every test also fails on an uncaught script error, a console error or an unexpected failed request."""
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: errors.append(message.text)
-            if message.type == "error" and not message.text.startswith("Failed to load resource") else None)
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(message.text)
+            if message.type == "error" and not message.text.startswith("Failed to load resource")
+            else None
+        ),
+    )
     expected = ("/favicon.ico",)  # bad calculator input is refused in the page, never sent for a 400
 
     def on_response(response):
@@ -56,20 +63,20 @@ def test_read_a_module_mark_sections_and_see_progress(signed_in, course_site):
     expect(page.get_by_test_id("progress-alpha")).to_have_text("0 of 3 sections read (0%)")
     page.get_by_test_id("continue-link").click()
     expect(page.locator("h1")).to_have_text("First steps")
-    page.get_by_role("button", name="Mark section read").click()               # htmx, with the mouse
+    page.get_by_role("button", name="Mark section read").click()  # htmx, with the mouse
     expect(page.get_by_test_id("read-state")).to_have_text("✓ You have read this section.")
     expect(page.get_by_test_id("module-progress")).to_have_text("1 of 3 sections read (33%)")
     expect(page.locator("#toc li.read")).to_have_count(1)
-    page.get_by_role("link", name="The calculator →").click()                   # htmx navigation
+    page.get_by_role("link", name="The calculator →").click()  # htmx navigation
     expect(page.locator("h1")).to_have_text("The calculator")
     expect(page).to_have_url(f"{course_site}/course/alpha/the-calculator/")
     expect(page.locator("#section-panel h1")).to_be_focused()
     expect(page.locator('#toc a[aria-current="page"]')).to_have_text("The calculator")
-    widget(page, "kv-calculator")                                               # widgets mount after a swap
+    widget(page, "kv-calculator")  # widgets mount after a swap
     page.get_by_role("button", name="Mark section read").focus()
-    page.keyboard.press("Enter")                                                # and with the keyboard
+    page.keyboard.press("Enter")  # and with the keyboard
     expect(page.get_by_test_id("module-progress")).to_have_text("2 of 3 sections read (67%)")
-    expect(page.locator("#read-status")).to_be_focused()                        # focus is not lost
+    expect(page.locator("#read-status")).to_be_focused()  # focus is not lost
     page.goto(f"{course_site}/course/")
     expect(page.get_by_test_id("progress-alpha")).to_have_text("2 of 3 sections read (67%)")
     expect(page.get_by_test_id("continue-link")).to_have_attribute("href", "/course/alpha/batching/")
@@ -82,9 +89,9 @@ def test_scrolling_to_the_end_of_a_section_records_it_once(signed_in, course_sit
     page.set_viewport_size({"width": 390, "height": 400})  # short enough that every section scrolls
     page.goto(f"{course_site}/course/alpha/first-steps/")
     expect(page.get_by_role("button", name="Mark section read")).to_be_visible()
-    assert not SectionRead.objects.exists()                                     # opening the page is not reading it
+    assert not SectionRead.objects.exists()  # opening the page is not reading it
     with page.expect_response(lambda r: r.url.endswith("/read/") and r.request.method == "POST"):
-        page.mouse.wheel(0, 20000)                                              # reach the end of the section
+        page.mouse.wheel(0, 20000)  # reach the end of the section
     expect(page.get_by_test_id("read-state")).to_have_text("✓ You have read this section.")
     expect(page.get_by_test_id("module-progress")).to_have_text("1 of 3 sections read (33%)")
     page.mouse.wheel(0, -20000)
@@ -108,26 +115,57 @@ def test_mark_read_works_without_javascript(browser, course_site, django_user_mo
 
 
 def _kv_inputs(root) -> dict:
-    values = {name: root.locator(f'[name="{name}"]').input_value() for name in (
-        "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "hidden_size", "head_dim", "dtype_bytes",
-        "gpu_memory_gib", "gpu_memory_utilization", "weight_gb", "activation_gib", "block_size", "max_model_len",
-        "context_len", "batch")}
+    values = {
+        name: root.locator(f'[name="{name}"]').input_value()
+        for name in (
+            "num_hidden_layers",
+            "num_attention_heads",
+            "num_key_value_heads",
+            "hidden_size",
+            "head_dim",
+            "dtype_bytes",
+            "gpu_memory_gib",
+            "gpu_memory_utilization",
+            "weight_gb",
+            "activation_gib",
+            "block_size",
+            "max_model_len",
+            "context_len",
+            "batch",
+        )
+    }
     return kv_math.kv_report(
-        config={"num_hidden_layers": int(values["num_hidden_layers"]),
-                "num_attention_heads": int(values["num_attention_heads"]),
-                "num_key_value_heads": int(values["num_key_value_heads"] or 0) or None,
-                "hidden_size": int(values["hidden_size"]), "head_dim": int(values["head_dim"] or 0) or None},
-        dtype_bytes=int(values["dtype_bytes"]), gpu_memory_bytes=round(float(values["gpu_memory_gib"]) * (1 << 30)),
+        config={
+            "num_hidden_layers": int(values["num_hidden_layers"]),
+            "num_attention_heads": int(values["num_attention_heads"]),
+            "num_key_value_heads": int(values["num_key_value_heads"] or 0) or None,
+            "hidden_size": int(values["hidden_size"]),
+            "head_dim": int(values["head_dim"] or 0) or None,
+        },
+        dtype_bytes=int(values["dtype_bytes"]),
+        gpu_memory_bytes=round(float(values["gpu_memory_gib"]) * (1 << 30)),
         gpu_memory_utilization=float(values["gpu_memory_utilization"]),
         weight_bytes=round(float(values["weight_gb"]) * 1e9),
-        activation_bytes=round(float(values["activation_gib"]) * (1 << 30)), block_size=int(values["block_size"]),
-        max_model_len=int(values["max_model_len"]), context_len=int(values["context_len"]), batch=int(values["batch"]))
+        activation_bytes=round(float(values["activation_gib"]) * (1 << 30)),
+        block_size=int(values["block_size"]),
+        max_model_len=int(values["max_model_len"]),
+        context_len=int(values["context_len"]),
+        batch=int(values["batch"]),
+    )
 
 
 def _expect_kv_matches_python(root):
     expected = _kv_inputs(root)
-    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", str(expected["bytes_per_token"]))
-    for key in ("num_blocks", "seqs_fit_paged", "seqs_fit_contiguous", "contiguous_waste_percent", "paged_waste_percent"):
+    expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute(
+        "data-value", str(expected["bytes_per_token"])
+    )
+    for key in (
+        "num_blocks",
+        "seqs_fit_paged",
+        "seqs_fit_contiguous",
+        "contiguous_waste_percent",
+        "paged_waste_percent",
+    ):
         value = expected[key]
         text = f"{value:g}" if isinstance(value, float) else str(value)  # JS prints 75.0 as 75
         expect(root.locator(f'[data-out="{key}"]')).to_have_attribute("data-value", text)
@@ -139,22 +177,25 @@ def test_kv_calculator_with_mouse_and_keyboard(page, course_site):
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "131072")
     _expect_kv_matches_python(root)
     expect(root.get_by_role("status")).to_contain_text("131,072 bytes (128 KiB) per token")
-    root.get_by_label("Model preset").select_option("llama-3-70b")              # mouse
+    root.get_by_label("Model preset").select_option("llama-3-70b")  # mouse
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "327680")
-    expect(root.get_by_role("alert")).to_contain_text("The weights (~141.2 GB) do not fit: 0.9 of 80 GiB leaves 77.3 GB")
-    expect(root.locator('[data-out="num_blocks"]')).to_have_count(0)            # no budget figures beside it
+    expect(root.get_by_role("alert")).to_contain_text(
+        "The weights (~141.2 GB) do not fit: 0.9 of 80 GiB leaves 77.3 GB"
+    )
+    expect(root.locator('[data-out="num_blocks"]')).to_have_count(0)  # no budget figures beside it
     expect(root.locator(".bar")).to_have_count(0)
     root.get_by_label("GPU memory (GiB)").fill("160")
     expect(root.get_by_role("alert")).to_have_text("")
     expect(root.locator('[data-out="note"]')).to_have_text(
-        "A batch of 32 is above the maximum: the cache holds 16 sequences of 2,048 tokens with paging.")
+        "A batch of 32 is above the maximum: the cache holds 16 sequences of 2,048 tokens with paging."
+    )
     _expect_kv_matches_python(root)
     root.get_by_label("GPU memory (GiB)").fill("80")
     root.get_by_label("Model preset").select_option("gemma-7b")
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "458752")
     root.get_by_label("Model preset").select_option("llama-3-8b")
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "131072")
-    kv_heads = root.get_by_label("KV heads")                                    # keyboard only from here
+    kv_heads = root.get_by_label("KV heads")  # keyboard only from here
     kv_heads.focus()
     page.keyboard.press("Control+A")
     page.keyboard.type("7")
@@ -166,8 +207,8 @@ def test_kv_calculator_with_mouse_and_keyboard(page, course_site):
     expect(root.get_by_role("alert")).to_have_text("")
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", "16384")
     expect(root.get_by_label("Model preset")).to_have_value("custom")
-    page.keyboard.press("Tab")                                                  # hidden size
-    page.keyboard.press("Tab")                                                  # head_dim
+    page.keyboard.press("Tab")  # hidden size
+    page.keyboard.press("Tab")  # head_dim
     page.keyboard.type("256")
     expect(root.locator('[data-out="bytes_per_token"]')).to_have_attribute("data-value", str(2 * 32 * 1 * 256 * 2))
     root.get_by_label("Tokens used per sequence").focus()
@@ -179,9 +220,9 @@ def test_kv_calculator_with_mouse_and_keyboard(page, course_site):
     page.keyboard.type("0.5")
     _expect_kv_matches_python(root)
     batch = root.get_by_label("Batch (sequences)")
-    batch.fill("0")                                                             # below the minimum
+    batch.fill("0")  # below the minimum
     expect(root.get_by_role("alert")).to_have_text("Batch (sequences): at least 1.")
-    expect(root.locator(".widget-ui table")).to_be_hidden()                     # a message, not an empty table
+    expect(root.locator(".widget-ui table")).to_be_hidden()  # a message, not an empty table
     batch.fill("4")
     expect(root.locator(".widget-ui table")).to_be_visible()
     _expect_kv_matches_python(root)
@@ -195,9 +236,9 @@ def test_ring_stepper_with_mouse_and_keyboard(page, course_site):
         root.get_by_role("button", name="Next step →").click()
     expect(bytes_line).to_have_text("Each rank has sent 3 × K/N = 192 MiB of 2(N−1)/N · K = 384 MiB.")
     expect(root.get_by_role("status")).to_contain_text("Scatter-reduce is complete")
-    expect(root.locator("td.done")).to_have_count(4)                            # one reduced chunk per rank
+    expect(root.locator("td.done")).to_have_count(4)  # one reduced chunk per rank
     root.get_by_label("Ranks (N)").focus()
-    page.keyboard.press("End")                                                  # 8 ranks
+    page.keyboard.press("End")  # 8 ranks
     expect(root.get_by_label("Ranks (N)")).to_have_value("8")
     expect(bytes_line).to_contain_text("0 × K/N = 0 MiB")
     root.get_by_role("button", name="Next step →").focus()
@@ -210,7 +251,7 @@ def test_ring_stepper_with_mouse_and_keyboard(page, course_site):
     expect(root.get_by_role("button", name="Next step →")).to_be_disabled()
     expect(root.get_by_role("list", name="Legend")).to_contain_text("received this step")
     size = root.get_by_label("Tensor size K (MiB)")
-    size.fill("0")                                                              # K = 0 is refused, not read as 1 MiB
+    size.fill("0")  # K = 0 is refused, not read as 1 MiB
     expect(root.get_by_role("alert")).to_have_text("Tensor size K: at least 1.")
     expect(bytes_line).to_be_hidden()
     expect(root.locator("td.done")).to_have_count(0)
@@ -232,12 +273,12 @@ def test_batching_timeline_with_mouse_and_keyboard(page, course_site):
     expected = _expect_batching_matches_python(root, [12, 3, 8, 20, 5, 9, 4, 15, 6, 10], 4)
     assert (expected["static"]["utilization"], expected["continuous"]["utilization"]) == (51.1, 85.2)
     expect(root.get_by_role("status")).to_contain_text("Static batching takes 45 iterations")
-    root.get_by_role("button", name="New random lengths").click()              # mouse
+    root.get_by_role("button", name="New random lengths").click()  # mouse
     lengths = [int(x) for x in re.split(r"[,\s]+", root.get_by_label(re.compile("Output lengths")).input_value())]
     _expect_batching_matches_python(root, lengths, 4)
     slots = root.get_by_label(re.compile("Slots in the batch"))
     slots.focus()
-    page.keyboard.press("ArrowUp")                                              # keyboard: 5 slots
+    page.keyboard.press("ArrowUp")  # keyboard: 5 slots
     expect(slots).to_have_value("5")
     _expect_batching_matches_python(root, lengths, 5)
     lengths_box = root.get_by_label(re.compile("Output lengths"))
@@ -247,12 +288,12 @@ def test_batching_timeline_with_mouse_and_keyboard(page, course_site):
     slots.focus()
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
-    page.keyboard.press("ArrowDown")                                            # 2 slots: the hand-worked case
+    page.keyboard.press("ArrowDown")  # 2 slots: the hand-worked case
     expect(root.locator('[data-out="static-utilization"]')).to_contain_text("66.7%")
     expect(root.locator('[data-out="continuous-utilization"]')).to_contain_text("100%")
-    lengths_box.fill("4, 1, 0")                                                 # 0 is not a length
+    lengths_box.fill("4, 1, 0")  # 0 is not a length
     expect(root.get_by_role("alert")).to_have_text("Output lengths: give 1 to 20 whole numbers between 1 and 60.")
-    expect(root.locator(".timeline-grid")).to_have_count(0)                     # no old figures beside the error
+    expect(root.locator(".timeline-grid")).to_have_count(0)  # no old figures beside the error
     expect(root.locator('[data-out="static-utilization"]')).to_have_count(0)
     lengths_box.fill("4, 1")
     slots.fill("1")
@@ -266,32 +307,37 @@ def test_roofline_with_mouse_and_keyboard(page, course_site):
     model = widget_math.MODELS["llama-3-8b"]
 
     def expected(gpu, batch, context=2048):
-        return widget_math.decode_step(gpu=widget_math.GPUS[gpu], params_b=model["params_b"],
-                                       kv_bytes_per_token=model["kv_bytes_per_token"], batch=batch, context_len=context)
+        return widget_math.decode_step(
+            gpu=widget_math.GPUS[gpu],
+            params_b=model["params_b"],
+            kv_bytes_per_token=model["kv_bytes_per_token"],
+            batch=batch,
+            context_len=context,
+        )
 
     decode = root.locator('[data-out="decode-intensity"]')
     expect(decode).to_have_text(str(expected("a100", 8)["intensity"]))
     expect(root.locator('[data-out="decode-bound"]')).to_have_text("memory")
     expect(root.locator('[data-out="prefill-bound"]')).to_have_text("compute")
-    expect(root.locator('[data-out="prefill-intensity"]')).to_have_text("1024")        # as the section's table says
-    expect(root.locator("svg text.y-tick")).to_have_text(["0.1", "1", "10", "100"])    # the y axis shows values
-    root.get_by_label("GPU").select_option("h100")                              # mouse
+    expect(root.locator('[data-out="prefill-intensity"]')).to_have_text("1024")  # as the section's table says
+    expect(root.locator("svg text.y-tick")).to_have_text(["0.1", "1", "10", "100"])  # the y axis shows values
+    root.get_by_label("GPU").select_option("h100")  # mouse
     expect(root.get_by_role("status")).to_contain_text("ridge at 295.2 FLOP per byte")
     batch = root.get_by_label("Batch (sequences)")
     batch.focus()
     page.keyboard.press("Control+A")
-    page.keyboard.type("512")                                                   # keyboard
+    page.keyboard.type("512")  # keyboard
     expect(decode).to_have_text(str(expected("h100", 512)["intensity"]))
     page.keyboard.press("Tab")
-    page.keyboard.press("Tab")                                                  # context length
+    page.keyboard.press("Tab")  # context length
     page.keyboard.press("Control+A")
     page.keyboard.type("0")
     assert expected("h100", 512, 0)["bound"] == "compute"
     expect(root.locator('[data-out="decode-bound"]')).to_have_text("compute")
     expect(root.locator("svg circle")).to_have_count(2)
-    batch.fill("5000")                                                          # above the maximum of 4096
+    batch.fill("5000")  # above the maximum of 4096
     expect(root.get_by_role("alert")).to_have_text("Batch: at most 4,096.")
-    expect(root.locator("svg")).to_have_count(0)                                # no stale figures beside it
+    expect(root.locator("svg")).to_have_count(0)  # no stale figures beside it
     expect(decode).to_have_count(0)
     batch.fill("8")
     expect(root.get_by_role("alert")).to_have_text("")
@@ -306,9 +352,12 @@ def test_every_widget_of_the_real_course_mounts(page, live_server):
     if not real_module_folders():
         pytest.skip("course/content holds no modules yet")
     call_command("load_course", stdout=open("/dev/null", "w"))
-    placed = [(s.module.slug, s.slug, name) for s in Section.objects.select_related("module")
-              for name in ("kv-calculator", "ring-stepper", "batching-timeline", "roofline")
-              if f'data-widget="{name}"' in s.body_html]
+    placed = [
+        (s.module.slug, s.slug, name)
+        for s in Section.objects.select_related("module")
+        for name in ("kv-calculator", "ring-stepper", "batching-timeline", "roofline")
+        if f'data-widget="{name}"' in s.body_html
+    ]
     assert {name for _, _, name in placed} == {"kv-calculator", "ring-stepper", "batching-timeline", "roofline"}
     for module_slug, section_slug, name in placed:
         page.goto(f"{live_server.url}/course/{module_slug}/{section_slug}/")
@@ -336,14 +385,14 @@ def test_the_roofline_section_places_the_decode_step_on_a_phone(page, live_serve
     batch.fill("1")
     line = root.locator('[data-out="decode-line"]')
     expect(line).to_contain_text("1 sequence of 2,048 tokens")
-    expect(line).to_contain_text("Memory-bound: at least 4.874 ms per step")          # the section's "about 4.9 ms"
+    expect(line).to_contain_text("Memory-bound: at least 4.874 ms per step")  # the section's "about 4.9 ms"
     point = root.locator("svg circle.decode")
     alone = point.get_attribute("cx"), point.get_attribute("cy")
     batch.fill("64")
     expect(line).to_contain_text("reads 16.06 GB of weights and 17.18 GB of KV cache")  # 64 · 256 MiB
-    expect(line).to_contain_text("at least 9.922 ms per step, about 6,450 tokens/s")    # "about 9.9 ms", "6,500"
+    expect(line).to_contain_text("at least 9.922 ms per step, about 6,450 tokens/s")  # "about 9.9 ms", "6,500"
     expect(root.locator('[data-out="decode-intensity"]')).to_have_text("30.92")
-    assert (point.get_attribute("cx"), point.get_attribute("cy")) != alone              # the point moved up the slope
+    assert (point.get_attribute("cx"), point.get_attribute("cy")) != alone  # the point moved up the slope
     batch.fill("4096")
     root.get_by_label("Context length during decode").fill("0")
     expect(line).to_contain_text("Compute-bound")

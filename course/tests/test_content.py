@@ -1,4 +1,5 @@
 """The shipped course: every module loads, meets the counts, and copies no sentence from the seeds."""
+
 from pathlib import Path
 
 import pytest
@@ -43,13 +44,20 @@ def test_every_module_meets_the_counts(real_course):
             "spot_the_bug": len(exercises["spot_the_bug"]),
             "match sets of >= 4 pairs": sum(len(s["pairs"]) >= 4 for s in exercises["match"]),
             "quiz questions with an explanation per choice": sum(
-                all(c["explanation_html"].strip() for c in q["choices"]) for q in exercises["quiz"]),
+                all(c["explanation_html"].strip() for c in q["choices"]) for q in exercises["quiz"]
+            ),
             "cards": len(exercises["cards"]),
         }
-        minimum = {"sections": 4, "spot_the_bug": 2, "match sets of >= 4 pairs": 1,
-                   "quiz questions with an explanation per choice": 5, "cards": 4}
-        problems += [f"{module.slug}: {name} = {counts[name]} < {low}" for name, low in minimum.items()
-                     if counts[name] < low]
+        minimum = {
+            "sections": 4,
+            "spot_the_bug": 2,
+            "match sets of >= 4 pairs": 1,
+            "quiz questions with an explanation per choice": 5,
+            "cards": 4,
+        }
+        problems += [
+            f"{module.slug}: {name} = {counts[name]} < {low}" for name, low in minimum.items() if counts[name] < low
+        ]
         if not module.summary_html.strip():
             problems.append(f"{module.slug}: no bound summary")
     assert not problems, "\n".join(problems)
@@ -82,10 +90,13 @@ def test_the_overlap_check_catches_a_copied_sentence(tmp_path):
     (seeds / "a.txt").write_text("Alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi.")
     content = tmp_path / "content"
     (content / "01-x").mkdir(parents=True)
-    (content / "01-x" / "quiz.yaml").write_text("- text: BETA gamma, delta epsilon zeta eta theta iota kappa lambda mu nu!")
+    (content / "01-x" / "quiz.yaml").write_text(
+        "- text: BETA gamma, delta epsilon zeta eta theta iota kappa lambda mu nu!"
+    )
     (content / "01-x" / "cards.yaml").write_text("- text: beta gamma delta epsilon zeta eta theta iota kappa lambda")
     assert copied_runs(content, seed_runs(seeds)) == [
-        ("01-x/quiz.yaml", "beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu")]
+        ("01-x/quiz.yaml", "beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu")
+    ]
 
 
 def test_real_course_reloads_without_changes(real_course):
@@ -94,8 +105,10 @@ def test_real_course_reloads_without_changes(real_course):
     from course.models import Section
 
     def snapshot():
-        return ([model_to_dict(m) for m in Module.objects.order_by("id")],
-                [model_to_dict(s) for s in Section.objects.order_by("id")])
+        return (
+            [model_to_dict(m) for m in Module.objects.order_by("id")],
+            [model_to_dict(s) for s in Section.objects.order_by("id")],
+        )
 
     before = snapshot()
     call_command("load_course", stdout=open("/dev/null", "w"))
@@ -104,8 +117,9 @@ def test_real_course_reloads_without_changes(real_course):
 
 def test_every_section_page_renders_and_every_listed_widget_is_placed(real_course, client):
     for module in Module.objects.order_by("order"):
-        pages = "".join(client.get(f"/course/{module.slug}/{section.slug}/").content.decode()
-                        for section in module.sections.all())
+        pages = "".join(
+            client.get(f"/course/{module.slug}/{section.slug}/").content.decode() for section in module.sections.all()
+        )
         assert pages.count('<article id="section-panel"') == module.sections.count(), module.slug
         for name in module.widgets:
             assert f'data-widget="{name}"' in pages, (module.slug, name)

@@ -1,4 +1,5 @@
 """load_course: validation messages name file, item and field; loads are atomic and idempotent."""
+
 import pytest
 from django.core.management import CommandError, call_command
 from django.forms.models import model_to_dict
@@ -20,46 +21,121 @@ def edit(path, old, new):
 
 
 BREAKAGES = [
-    ("01-alpha/quiz.yaml", "explanation: No.}", "}",
-     "01-alpha/quiz.yaml: item 1 (alpha-what-improves) choices[2]: field 'explanation': is required"),
-    ("01-alpha/spot_the_bug.yaml", "bug_line: 2", "bug_line: 9",
-     "01-alpha/spot_the_bug.yaml: item 1 (alpha-low-utilization): field 'bug_line': 9 is outside 1..3"),
-    ("01-alpha/spot_the_bug.yaml", '"    gpu_memory_utilization=0.90,"', '"    gpu_memory_utilization=0.30,"',
-     "01-alpha/spot_the_bug.yaml: item 1 (alpha-low-utilization): field 'fix': is identical to line 2"),
-    ("01-alpha/match.yaml", "    - {item: Preemption, target: Freed blocks}\n", "",
-     "01-alpha/match.yaml: item 1 (alpha-concepts): field 'pairs': has 3 entries, needs at least 4"),
-    ("01-alpha/match.yaml", "target: Freed blocks", "target: Throughput",
-     "01-alpha/match.yaml: item 1 (alpha-concepts): field 'pairs.target': 'Throughput' appears twice"),
-    ("01-alpha/module.yaml", "resource: kv-memory", "resource: vram",
-     "01-alpha/module.yaml: bound: field 'resource': 'vram' is not one of"),
-    ("01-alpha/module.yaml", "slug: alpha", "slug: alfa",
-     "01-alpha/module.yaml: field 'slug': 'alfa' must equal the folder name"),
-    ("01-alpha/module.yaml", "labs: [kv-sizing]", "labs: [kv-sizing, cooking]",
-     "01-alpha/module.yaml: field 'labs[2]': 'cooking' is not one of"),
-    ("01-alpha/cards.yaml", "listens_for: [blocks, table, waste]", "listens_for: [blocks]",
-     "01-alpha/cards.yaml: item 1 (alpha-card): field 'listens_for': has 1 entries, needs 3..6"),
-    ("01-alpha/cards.yaml", "level: mid", "level: wizard",
-     "01-alpha/cards.yaml: item 1 (alpha-card): field 'level': 'wizard' is not one of"),
-    ("01-alpha/cards.yaml", "why_asked:", "why_askd:",
-     "01-alpha/cards.yaml: item 1 (alpha-card): field 'why_askd': unknown field"),
-    ("01-alpha/quiz.yaml", "{text: FLOPs, correct: false", "{text: FLOPs, correct: true",
-     "01-alpha/quiz.yaml: item 1 (alpha-what-improves): field 'choices': 2 choices are correct but multi is false"),
-    ("01-alpha/spot_the_bug.yaml", "section: first-steps", "section: last-steps",
-     "01-alpha/spot_the_bug.yaml: item 1 (alpha-low-utilization): field 'section': 'last-steps' is not a section"),
-    ("02-beta/quiz.yaml", "slug: beta-what-improves", "slug: alpha-what-improves",
-     "02-beta/quiz.yaml: item 1 (alpha-what-improves): field 'slug': 'alpha-what-improves' is used by another item"),
-    ("01-alpha/sections/02-the-calculator.md", "# The calculator", "The calculator",
-     "01-alpha/sections/02-the-calculator.md: field 'title': the first line must be '# Section title'"),
-    ("01-alpha/sections/02-the-calculator.md", "{{ widget:kv-calculator }}", "{{ widget:abacus }}",
-     "01-alpha/sections/02-the-calculator.md: field 'body': unknown widget 'abacus'"),
-    ("01-alpha/module.yaml", "url: https://arxiv.org/abs/2309.06180", "url: arxiv.org/abs/2309.06180",
-     "01-alpha/module.yaml: sources[1]: field 'url': 'arxiv.org/abs/2309.06180' is not an absolute http(s) link"),
-    ("01-alpha/module.yaml", "    url: https://docs.vllm.ai/en/latest/\n", "",
-     "01-alpha/module.yaml: sources[2]: field 'url': is required"),
-    ("01-alpha/module.yaml", "  - title: vLLM documentation", "  - titel: vLLM documentation",
-     "01-alpha/module.yaml: sources[2]: field 'titel': unknown field"),
-    ("02-beta/cards.yaml", "  level: mid", "  level: [mid",
-     "02-beta/cards.yaml: line 3, column 11: invalid YAML"),
+    (
+        "01-alpha/quiz.yaml",
+        "explanation: No.}",
+        "}",
+        "01-alpha/quiz.yaml: item 1 (alpha-what-improves) choices[2]: field 'explanation': is required",
+    ),
+    (
+        "01-alpha/spot_the_bug.yaml",
+        "bug_line: 2",
+        "bug_line: 9",
+        "01-alpha/spot_the_bug.yaml: item 1 (alpha-low-utilization): field 'bug_line': 9 is outside 1..3",
+    ),
+    (
+        "01-alpha/spot_the_bug.yaml",
+        '"    gpu_memory_utilization=0.90,"',
+        '"    gpu_memory_utilization=0.30,"',
+        "01-alpha/spot_the_bug.yaml: item 1 (alpha-low-utilization): field 'fix': is identical to line 2",
+    ),
+    (
+        "01-alpha/match.yaml",
+        "    - {item: Preemption, target: Freed blocks}\n",
+        "",
+        "01-alpha/match.yaml: item 1 (alpha-concepts): field 'pairs': has 3 entries, needs at least 4",
+    ),
+    (
+        "01-alpha/match.yaml",
+        "target: Freed blocks",
+        "target: Throughput",
+        "01-alpha/match.yaml: item 1 (alpha-concepts): field 'pairs.target': 'Throughput' appears twice",
+    ),
+    (
+        "01-alpha/module.yaml",
+        "resource: kv-memory",
+        "resource: vram",
+        "01-alpha/module.yaml: bound: field 'resource': 'vram' is not one of",
+    ),
+    (
+        "01-alpha/module.yaml",
+        "slug: alpha",
+        "slug: alfa",
+        "01-alpha/module.yaml: field 'slug': 'alfa' must equal the folder name",
+    ),
+    (
+        "01-alpha/module.yaml",
+        "labs: [kv-sizing]",
+        "labs: [kv-sizing, cooking]",
+        "01-alpha/module.yaml: field 'labs[2]': 'cooking' is not one of",
+    ),
+    (
+        "01-alpha/cards.yaml",
+        "listens_for: [blocks, table, waste]",
+        "listens_for: [blocks]",
+        "01-alpha/cards.yaml: item 1 (alpha-card): field 'listens_for': has 1 entries, needs 3..6",
+    ),
+    (
+        "01-alpha/cards.yaml",
+        "level: mid",
+        "level: wizard",
+        "01-alpha/cards.yaml: item 1 (alpha-card): field 'level': 'wizard' is not one of",
+    ),
+    (
+        "01-alpha/cards.yaml",
+        "why_asked:",
+        "why_askd:",
+        "01-alpha/cards.yaml: item 1 (alpha-card): field 'why_askd': unknown field",
+    ),
+    (
+        "01-alpha/quiz.yaml",
+        "{text: FLOPs, correct: false",
+        "{text: FLOPs, correct: true",
+        "01-alpha/quiz.yaml: item 1 (alpha-what-improves): field 'choices': 2 choices are correct but multi is false",
+    ),
+    (
+        "01-alpha/spot_the_bug.yaml",
+        "section: first-steps",
+        "section: last-steps",
+        "01-alpha/spot_the_bug.yaml: item 1 (alpha-low-utilization): field 'section': 'last-steps' is not a section",
+    ),
+    (
+        "02-beta/quiz.yaml",
+        "slug: beta-what-improves",
+        "slug: alpha-what-improves",
+        "02-beta/quiz.yaml: item 1 (alpha-what-improves): field 'slug': 'alpha-what-improves' is used by another item",
+    ),
+    (
+        "01-alpha/sections/02-the-calculator.md",
+        "# The calculator",
+        "The calculator",
+        "01-alpha/sections/02-the-calculator.md: field 'title': the first line must be '# Section title'",
+    ),
+    (
+        "01-alpha/sections/02-the-calculator.md",
+        "{{ widget:kv-calculator }}",
+        "{{ widget:abacus }}",
+        "01-alpha/sections/02-the-calculator.md: field 'body': unknown widget 'abacus'",
+    ),
+    (
+        "01-alpha/module.yaml",
+        "url: https://arxiv.org/abs/2309.06180",
+        "url: arxiv.org/abs/2309.06180",
+        "01-alpha/module.yaml: sources[1]: field 'url': 'arxiv.org/abs/2309.06180' is not an absolute http(s) link",
+    ),
+    (
+        "01-alpha/module.yaml",
+        "    url: https://docs.vllm.ai/en/latest/\n",
+        "",
+        "01-alpha/module.yaml: sources[2]: field 'url': is required",
+    ),
+    (
+        "01-alpha/module.yaml",
+        "  - title: vLLM documentation",
+        "  - titel: vLLM documentation",
+        "01-alpha/module.yaml: sources[2]: field 'titel': unknown field",
+    ),
+    ("02-beta/cards.yaml", "  level: mid", "  level: [mid", "02-beta/cards.yaml: line 3, column 11: invalid YAML"),
 ]
 
 
@@ -90,8 +166,10 @@ def test_failed_load_leaves_the_loaded_course_untouched(fixture_course, broken_c
 
 
 def snapshot():
-    return ([model_to_dict(m) for m in Module.objects.order_by("id")],
-            [model_to_dict(s) for s in Section.objects.order_by("id")])
+    return (
+        [model_to_dict(m) for m in Module.objects.order_by("id")],
+        [model_to_dict(s) for s in Section.objects.order_by("id")],
+    )
 
 
 @pytest.mark.django_db
@@ -133,8 +211,18 @@ def test_the_load_report_carries_rendered_exercises(broken_content):
     alpha = received["alpha"]
     assert set(alpha) == {"spot_the_bug", "match", "quiz", "cards"}
     bug = alpha["spot_the_bug"][0]
-    assert set(bug) == {"slug", "title", "prompt_html", "language", "code", "bug_line", "fix",
-                        "explanation_html", "section", "order"}
+    assert set(bug) == {
+        "slug",
+        "title",
+        "prompt_html",
+        "language",
+        "code",
+        "bug_line",
+        "fix",
+        "explanation_html",
+        "section",
+        "order",
+    }
     assert bug["bug_line"] == 2 and bug["section"] == "first-steps" and bug["order"] == 1
     assert bug["prompt_html"] == "<p>Which line starves the cache?</p>"
     match = alpha["match"][0]
@@ -143,14 +231,32 @@ def test_the_load_report_carries_rendered_exercises(broken_content):
     question = alpha["quiz"][0]
     assert set(question) == {"slug", "question_html", "multi", "choices", "section", "topic", "order"}
     assert question["multi"] is False and question["section"] == ""
-    assert question["choices"][0] == {"text": "Memory density", "text_html": "<p>Memory density</p>",
-                                      "correct": True, "explanation_html": "<p>Yes.</p>"}
+    assert question["choices"][0] == {
+        "text": "Memory density",
+        "text_html": "<p>Memory density</p>",
+        "correct": True,
+        "explanation_html": "<p>Yes.</p>",
+    }
     card = alpha["cards"][0]
-    assert set(card) == {"slug", "level", "question", "why_asked_html", "answer_html", "listens_for",
-                         "follow_ups", "mistakes", "section", "topic", "order"}
+    assert set(card) == {
+        "slug",
+        "level",
+        "question",
+        "why_asked_html",
+        "answer_html",
+        "listens_for",
+        "follow_ups",
+        "mistakes",
+        "section",
+        "topic",
+        "order",
+    }
     assert card["why_asked_html"] == "<p>It checks the <strong>basics</strong>.</p>"
-    assert card["follow_ups"][0] == {"question": "What if no block is free?", "hint": "Preempt.",
-                                     "answer": "The scheduler preempts."}
+    assert card["follow_ups"][0] == {
+        "question": "What if no block is free?",
+        "hint": "Preempt.",
+        "answer": "The scheduler preempts.",
+    }
 
 
 @pytest.mark.django_db

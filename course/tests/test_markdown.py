@@ -1,4 +1,5 @@
 """Markdown rendering: sanitizing, heading ids, code and tables, and widget mount points."""
+
 import pytest
 
 from course.markdown import UnknownWidget, render_markdown, widgets_placed
@@ -16,8 +17,10 @@ def test_tables_survive_with_alignment():
 
 
 def test_scripts_handlers_and_javascript_links_are_removed():
-    html = render_markdown('Hi <script>alert(1)</script> <img src="x" onerror="alert(2)">'
-                           ' [link](javascript:alert(3)) <iframe src="https://e.com"></iframe>')
+    html = render_markdown(
+        'Hi <script>alert(1)</script> <img src="x" onerror="alert(2)">'
+        ' [link](javascript:alert(3)) <iframe src="https://e.com"></iframe>'
+    )
     assert "<script" not in html and "onerror" not in html
     assert "javascript:" not in html and "<iframe" not in html
 

@@ -1,4 +1,5 @@
 """A module's sources: kept from module.yaml and listed as plain links after its last section."""
+
 import pytest
 
 from course.models import Module
@@ -11,8 +12,7 @@ pytestmark = pytest.mark.django_db
 def test_sources_are_listed_after_the_last_section_only(client, fixture_course):
     last = client.get("/course/alpha/batching/").content.decode()
     assert "Sources for this module" in last
-    assert ('<a href="https://arxiv.org/abs/2309.06180" rel="noopener noreferrer">Efficient Memory Management'
-            in last)
+    assert '<a href="https://arxiv.org/abs/2309.06180" rel="noopener noreferrer">Efficient Memory Management' in last
     assert "the paper that introduced paged KV blocks" in last
     assert '<a href="https://docs.vllm.ai/en/latest/" rel="noopener noreferrer">vLLM documentation</a>' in last
     first = client.get("/course/alpha/").content.decode()

@@ -1,4 +1,5 @@
 """Course home, module pages, mark-read (plain POST and htmx), anonymous access and 404s."""
+
 import shutil
 
 import pytest
@@ -16,8 +17,9 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def read(user, module_slug, section_slug):
-    return SectionRead.objects.create(user=user, section=Section.objects.get(module__slug=module_slug,
-                                                                            slug=section_slug))
+    return SectionRead.objects.create(
+        user=user, section=Section.objects.get(module__slug=module_slug, slug=section_slug)
+    )
 
 
 def test_home_without_content_says_so(client):
@@ -56,8 +58,9 @@ def _count_home_queries(client):
     return len(captured)
 
 
-def test_home_queries_are_bounded_and_do_not_grow_with_modules(learner_client, learner, fixture_course, tmp_path,
-                                                              django_assert_max_num_queries):
+def test_home_queries_are_bounded_and_do_not_grow_with_modules(
+    learner_client, learner, fixture_course, tmp_path, django_assert_max_num_queries
+):
     read(learner, "alpha", "first-steps")
     with django_assert_max_num_queries(10):
         learner_client.get("/course/")
@@ -152,8 +155,13 @@ def test_selectors_for_other_apps(learner, django_user_model, fixture_course):
     assert selectors.section_url("alpha", "batching") == "/course/alpha/batching/"
     assert selectors.module_by_slug("beta").title == "Beta module" and selectors.module_by_slug("x") is None
     assert [m.slug for m in selectors.module_list()] == ["alpha", "beta"]
-    assert selectors.progress_by_module(learner) == {"alpha": {"read": 1, "total": 3, "percent": 33},
-                                                     "beta": {"read": 1, "total": 2, "percent": 50}}
+    assert selectors.progress_by_module(learner) == {
+        "alpha": {"read": 1, "total": 3, "percent": 33},
+        "beta": {"read": 1, "total": 2, "percent": 50},
+    }
     assert selectors.sections_read_counts([learner.id, other.id]) == {
-        (learner.id, "alpha"): 1, (learner.id, "beta"): 1, (other.id, "alpha"): 1}
+        (learner.id, "alpha"): 1,
+        (learner.id, "beta"): 1,
+        (other.id, "alpha"): 1,
+    }
     assert selectors.last_read_at([learner.id])[learner.id] == latest.read_at

@@ -1,4 +1,5 @@
 """Template helpers: module mastery read once per request, whatever number of modules a page shows."""
+
 from django import template
 
 from ..review import interval_words
@@ -27,7 +28,7 @@ def percent(value) -> str:
 
 @register.filter
 def due_in(when, now) -> str:
-    """"in 10 min" / "now" for a due time, measured from `now` (so a page says one consistent time)."""
+    """ "in 10 min" / "now" for a due time, measured from `now` (so a page says one consistent time)."""
     if when is None:
         return ""
     return "now" if when <= now else f"in {interval_words(when - now)}"

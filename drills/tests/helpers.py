@@ -1,4 +1,5 @@
 """Test helpers: URLs of fixture drills and the round token a rendered page carries."""
+
 import re
 
 from django.urls import reverse
@@ -25,8 +26,10 @@ def choice_key(drill, text: str) -> str:
 
 
 def match_fields(drill, swap_first_two: bool = False) -> dict:
-    pairs = [(answers.opaque_key(drill, "item", p["item"]), answers.opaque_key(drill, "target", p["target"]))
-             for p in drill.data["pairs"]]
+    pairs = [
+        (answers.opaque_key(drill, "item", p["item"]), answers.opaque_key(drill, "target", p["target"]))
+        for p in drill.data["pairs"]
+    ]
     if swap_first_two:
         (i0, t0), (i1, t1) = pairs[0], pairs[1]
         pairs[0], pairs[1] = (i0, t1), (i1, t0)

@@ -40,19 +40,37 @@ BAD = {
     "spot: round forged": ("spot", lambda d, r: {**_spot(d, r), "round": r[:-3] + "abc"}, "not valid"),
     "quiz: choice missing": ("quiz", lambda d, r: _without(_quiz(d, r), "choice"), "missing"),
     "quiz: choice not in question": ("quiz", lambda d, r: {**_quiz(d, r), "choice": "k0000000000"}, "not one of"),
-    "quiz: choice of another question": ("quiz", lambda d, r: {
-        **_quiz(d, r), "choice": choice_key(d["quiz_multi"], "More layers")}, "not one of"),
-    "quiz: two answers to a single question": ("quiz", lambda d, r: {**_quiz(d, r), "choice": [
-        choice_key(d["quiz"], "Memory density"), choice_key(d["quiz"], "Weight size")]}, "exactly one"),
-    "quiz: the same choice twice": ("quiz_multi", lambda d, r: {"round": r, "choice": [
-        choice_key(d["quiz_multi"], "More layers")] * 2}, "twice"),
+    "quiz: choice of another question": (
+        "quiz",
+        lambda d, r: {**_quiz(d, r), "choice": choice_key(d["quiz_multi"], "More layers")},
+        "not one of",
+    ),
+    "quiz: two answers to a single question": (
+        "quiz",
+        lambda d, r: {
+            **_quiz(d, r),
+            "choice": [choice_key(d["quiz"], "Memory density"), choice_key(d["quiz"], "Weight size")],
+        },
+        "exactly one",
+    ),
+    "quiz: the same choice twice": (
+        "quiz_multi",
+        lambda d, r: {"round": r, "choice": [choice_key(d["quiz_multi"], "More layers")] * 2},
+        "twice",
+    ),
     "match: an item left out": ("match", lambda d, r: _without(_match(d, r), _first_item(d)), "no target"),
     "match: an unknown item": ("match", lambda d, r: {**_match(d, r), "item-kdeadbeef00": "x"}, "not part"),
     "match: an unknown target": ("match", lambda d, r: {**_match(d, r), _first_item(d): "k0000000000"}, "not part"),
-    "match: a target used twice": ("match", lambda d, r: {**_match(d, r), _first_item(d): list(
-        match_fields(d["match"]).values())[1]}, "used twice"),
-    "match: a pair repeated": ("match", lambda d, r: {**_match(d, r), _first_item(d): [
-        match_fields(d["match"])[_first_item(d)]] * 2}, "more than once"),
+    "match: a target used twice": (
+        "match",
+        lambda d, r: {**_match(d, r), _first_item(d): list(match_fields(d["match"]).values())[1]},
+        "used twice",
+    ),
+    "match: a pair repeated": (
+        "match",
+        lambda d, r: {**_match(d, r), _first_item(d): [match_fields(d["match"])[_first_item(d)]] * 2},
+        "more than once",
+    ),
     "card: no answer written": ("card", lambda d, r: {"round": r, "text": "   "}, "Write your answer"),
     "card: an answer too long": ("card", lambda d, r: {"round": r, "text": "x" * 10_001}, "too long"),
 }
@@ -68,16 +86,19 @@ def test_bad_answer_is_a_plain_400_and_stores_nothing(learner_client, drills, ca
     assert not Attempt.objects.exists() and not ReviewCard.objects.exists()
 
 
-@pytest.mark.parametrize("body, content_type, message", [
-    ("{not json", "application/json", "not valid JSON"),
-    ("[1, 2]", "application/json", "must be an object"),
-    ('{"round": "x", "line": {"nested": 1}}', "application/json", "string or a number"),
-    ('{"round": "x", "line": true}', "application/json", "string or a number"),
-    (b"\xff\xfe", "application/json", "not valid JSON"),
-    ("line=4", "text/plain", "form or as JSON"),
-    ("line=" + "4" * 40_000, "application/x-www-form-urlencoded", "too large"),
-    ("line=" + "4" * 1_000_000, "application/x-www-form-urlencoded", ""),
-])
+@pytest.mark.parametrize(
+    "body, content_type, message",
+    [
+        ("{not json", "application/json", "not valid JSON"),
+        ("[1, 2]", "application/json", "must be an object"),
+        ('{"round": "x", "line": {"nested": 1}}', "application/json", "string or a number"),
+        ('{"round": "x", "line": true}', "application/json", "string or a number"),
+        (b"\xff\xfe", "application/json", "not valid JSON"),
+        ("line=4", "text/plain", "form or as JSON"),
+        ("line=" + "4" * 40_000, "application/x-www-form-urlencoded", "too large"),
+        ("line=" + "4" * 1_000_000, "application/x-www-form-urlencoded", ""),
+    ],
+)
 def test_malformed_bodies_are_refused(learner_client, drills, body, content_type, message):
     response = learner_client.post(drill_url(drills["spot"], "answer"), body, content_type=content_type)
     assert response.status_code == 400 and message in response.content.decode()
@@ -91,15 +112,18 @@ def test_unknown_drill_is_404_and_get_on_answer_is_405(learner_client, drills):
     assert not Attempt.objects.exists()
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({}, "Rate yourself"),
-    ({"rating": "5"}, "Rate yourself"),
-    ({"rating": "3", "covered": "7"}, "not on this card"),
-    ({"rating": "3", "covered": ["1", "1"]}, "not on this card"),
-    ({"rating": "3", "covered": "first"}, "not a number"),
-    ({"rating": "3", "attempt": ""}, "No unrated answer"),
-    ({"rating": "3", "attempt": "99999"}, "No unrated answer"),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({}, "Rate yourself"),
+        ({"rating": "5"}, "Rate yourself"),
+        ({"rating": "3", "covered": "7"}, "not on this card"),
+        ({"rating": "3", "covered": ["1", "1"]}, "not on this card"),
+        ({"rating": "3", "covered": "first"}, "not a number"),
+        ({"rating": "3", "attempt": ""}, "No unrated answer"),
+        ({"rating": "3", "attempt": "99999"}, "No unrated answer"),
+    ],
+)
 def test_bad_ratings_are_refused(learner_client, learner, drills, fields, message):
     attempt = attempt_submit(learner=learner, drill=drills["card"], answer={"text": "mine"})
     response = learner_client.post(drill_url(drills["card"], "rate"), {"attempt": attempt.pk, **fields})
@@ -126,6 +150,10 @@ def test_csrf_guards_answers_and_htmx_sends_the_header(learner, drills):
     assert not Attempt.objects.exists()
     token = client.cookies["csrftoken"].value
     assert 'hx-headers=\'{"X-CSRFToken":' in page.content.decode()
-    response = client.post(drill_url(drills["spot"], "answer"), {"round": round_token, "line": "4"},
-                           HTTP_X_CSRFTOKEN=token, HTTP_HX_REQUEST="true")
+    response = client.post(
+        drill_url(drills["spot"], "answer"),
+        {"round": round_token, "line": "4"},
+        HTTP_X_CSRFTOKEN=token,
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 200 and Attempt.objects.count() == 1

@@ -1,4 +1,5 @@
 """In Chromium: every exercise kind by mouse and keyboard, the review queue, and a short mock interview."""
+
 import pytest
 from django.conf import settings as django_settings
 from django.test import Client
@@ -15,8 +16,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def signed_in(page, live_server, learner):
     client = Client()
     client.force_login(learner)
-    page.context.add_cookies([{"name": django_settings.SESSION_COOKIE_NAME, "url": live_server.url,
-                               "value": client.cookies[django_settings.SESSION_COOKIE_NAME].value}])
+    page.context.add_cookies(
+        [
+            {
+                "name": django_settings.SESSION_COOKIE_NAME,
+                "url": live_server.url,
+                "value": client.cookies[django_settings.SESSION_COOKIE_NAME].value,
+            }
+        ]
+    )
     page.set_default_timeout(5000)
     return load_fixture()
 
@@ -35,7 +43,9 @@ def test_spot_the_bug_by_mouse_then_keyboard(page, live_server, signed_in, learn
     expect(page.get_by_role("status")).to_contain_text("Right: line 4 is the bug.")
     expect(page.locator(".fixed-line")).to_have_text("    gpu_memory_utilization=0.90,")
     assert [(a.answer, a.counts) for a in Attempt.objects.filter(learner=learner).order_by("pk")] == [
-        ({"line": 2}, True), ({"line": 4}, False)]
+        ({"line": 2}, True),
+        ({"line": 4}, False),
+    ]
 
 
 def test_drag_to_match_by_dragging_click_to_move_and_keyboard(page, live_server, signed_in):
@@ -44,25 +54,25 @@ def test_drag_to_match_by_dragging_click_to_move_and_keyboard(page, live_server,
     chip = page.locator(".match-chip")
     target = page.locator(".match-target")
     expect(page.locator(".match-selects")).to_be_hidden()
-    chip.filter(has_text="Page table").drag_to(target.filter(has_text="The block table"))   # mouse drag
+    chip.filter(has_text="Page table").drag_to(target.filter(has_text="The block table"))  # mouse drag
     expect(live).to_have_text("Page table placed on The block table.")
     chip.filter(has_text="Byte in a page").focus()
     focused_only = chip.filter(has_text="Byte in a page").evaluate("e => getComputedStyle(e).backgroundColor")
-    chip.filter(has_text="Process").click()                                               # click to move
+    chip.filter(has_text="Process").click()  # click to move
     expect(live).to_contain_text("Selected Process")
     selected = chip.filter(has_text="Process")
     expect(selected).to_be_focused()
     assert selected.evaluate("e => getComputedStyle(e).backgroundColor") != focused_only  # selected is not just focus
     target.filter(has_text="A sequence").locator(".target-label").click()
     expect(live).to_have_text("Process placed on A sequence.")
-    chip.filter(has_text="Byte in a page").focus()                                        # keyboard
+    chip.filter(has_text="Byte in a page").focus()  # keyboard
     page.keyboard.press("Enter")
     target.filter(has_text="A token slot").locator(".target-label").focus()
     page.keyboard.press("Enter")
     expect(live).to_have_text("Byte in a page placed on A token slot.")
     page.get_by_role("button", name="Check matches").click()
     expect(live).to_have_text("Place every item before checking: 1 left.")
-    expect(live).to_be_visible()                                                          # on screen, not only read out
+    expect(live).to_be_visible()  # on screen, not only read out
     expect(live).to_have_class("match-status warning")
     expect(chip.filter(has_text="Page").first).to_have_class("match-chip button unplaced")
     _touch_drag(page, chip.filter(has_text="Page").first, target.filter(has_text="A KV block"))  # touch drag
@@ -77,7 +87,9 @@ def _touch_drag(page, source, destination):
     cdp = page.context.new_cdp_session(page)
     start, end = source.bounding_box(), destination.bounding_box()
     points = [(start["x"] + 10, start["y"] + 10), (end["x"] + 30, end["y"] + 12), (end["x"] + 40, end["y"] + 14)]
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": points[0][0], "y": points[0][1]}]})
+    cdp.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": points[0][0], "y": points[0][1]}]}
+    )
     for x, y in points[1:]:
         cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
@@ -86,7 +98,7 @@ def _touch_drag(page, source, destination):
 def test_conceptual_round_explains_every_choice(page, live_server, signed_in):
     page.goto(live_server.url + drill_url(signed_in["quiz"]))
     expect(page.get_by_text("QUIZ-RIGHT-EXPLANATION-SECRET")).to_have_count(0)
-    expect(page.get_by_text(signed_in["quiz"].title)).to_have_count(1)                   # the question, once
+    expect(page.get_by_text(signed_in["quiz"].title)).to_have_count(1)  # the question, once
     page.get_by_label("Attention FLOPs").check()
     page.get_by_role("button", name="Check answer").click()
     expect(page.get_by_role("status")).to_contain_text("Not quite.")
@@ -105,7 +117,7 @@ def test_question_card_reveal_tick_rate_and_follow_ups(page, live_server, signed
     page.get_by_role("button", name="Good").click()
     expect(page.get_by_role("status")).to_contain_text("Rated Good. You covered 2 of 3 points.")
     second = page.get_by_text("Why a special kernel?")
-    expect(second).to_be_hidden()                       # follow-ups open one by one
+    expect(second).to_be_hidden()  # follow-ups open one by one
     page.get_by_text("What if no block is free?").click()
     expect(page.get_by_text("FOLLOWUP-HINT-SECRET")).to_be_visible()
     expect(second).to_be_visible()
@@ -115,7 +127,7 @@ def test_question_card_reveal_tick_rate_and_follow_ups(page, live_server, signed
 
 
 def test_review_queue_serves_an_item_answered_wrongly(page, live_server, signed_in, settings):
-    settings.DRILLS_REVIEW_LEARNING_STEPS = (0,)   # a wrong answer is due again at once
+    settings.DRILLS_REVIEW_LEARNING_STEPS = (0,)  # a wrong answer is due again at once
     page.goto(live_server.url + drill_url(signed_in["quiz"]))
     page.get_by_label("Weight size").check()
     page.get_by_role("button", name="Check answer").click()
@@ -127,7 +139,7 @@ def test_review_queue_serves_an_item_answered_wrongly(page, live_server, signed_
     expect(page.get_by_role("button", name="Check answer")).to_be_visible()
     page.get_by_label("Weight size").check()
     page.get_by_role("button", name="Check answer").click()
-    expect(page.get_by_test_id("review-next")).to_contain_text("Due now: 0")   # the one due item, just answered
+    expect(page.get_by_test_id("review-next")).to_contain_text("Due now: 0")  # the one due item, just answered
     expect(page.get_by_test_id("this-due")).to_have_text("now")
 
 
@@ -160,5 +172,5 @@ def test_short_mock_interview_to_its_report(page, live_server, signed_in):
     expect(page.get_by_text("answered 3 of 3")).to_be_visible()
     expect(page.get_by_role("heading", name="Weakest topics")).to_be_visible()
     retry = page.get_by_test_id("missed").get_by_role("link", name="Retry: What is PagedAttention?")  # rated Hard
-    retry.click()                                                        # a miss links back to its drill
+    retry.click()  # a miss links back to its drill
     expect(page.get_by_label("Your answer")).to_be_visible()

@@ -1,4 +1,5 @@
 """The loader upserts drills idempotently, keeps attempts, retires what is gone, and load with the course."""
+
 import pytest
 from django.core.management import call_command
 
@@ -40,8 +41,9 @@ def test_changed_item_updates_and_missing_item_retires_keeping_attempts(learner)
 
 def test_other_modules_are_untouched():
     factories.load_fixture()
-    load_module_exercises(module_slug=factories.MODULE, exercises={"spot_the_bug": [], "match": [], "quiz": [],
-                                                                   "cards": []})
+    load_module_exercises(
+        module_slug=factories.MODULE, exercises={"spot_the_bug": [], "match": [], "quiz": [], "cards": []}
+    )
     assert not Drill.objects.filter(module_slug=factories.OTHER_MODULE, retired=True).exists()
     assert Drill.objects.filter(module_slug=factories.MODULE, retired=False).count() == 0
 
@@ -57,7 +59,9 @@ def test_item_missing_a_required_key_is_refused():
 def test_load_course_loads_each_modules_drills_after_it():
     call_command("load_course", path=str(FIXTURE_CONTENT), stdout=open("/dev/null", "w"))
     report = load_course_with_drills(FIXTURE_CONTENT)
-    assert set(Drill.objects.values_list("module_slug", flat=True)) == set(Module.objects.values_list("slug", flat=True))
+    assert set(Drill.objects.values_list("module_slug", flat=True)) == set(
+        Module.objects.values_list("slug", flat=True)
+    )
     for module_slug, exercises in report.exercises.items():
         slugs = sorted(item["slug"] for items in exercises.values() for item in items)
         assert sorted(Drill.objects.filter(module_slug=module_slug).values_list("slug", flat=True)) == slugs

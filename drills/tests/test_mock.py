@@ -1,4 +1,5 @@
 """Mock interview: start, answer in order against the clock, then a report by module and topic."""
+
 import re
 from datetime import timedelta
 
@@ -26,11 +27,15 @@ def _answer_current(client, mock, right: bool):
     html, drill = _current(client, mock)
     if drill.kind == Kind.QUIZ:
         choice = next(c for c in answers.quiz_choices(drill) if bool(c["correct"]) == right)
-        client.post(reverse("drills:mock_answer", args=[mock.pk]),
-                    {"drill": drill.pk, "round": round_from(html), "choice": choice["key"]})
+        client.post(
+            reverse("drills:mock_answer", args=[mock.pk]),
+            {"drill": drill.pk, "round": round_from(html), "choice": choice["key"]},
+        )
     else:
-        client.post(reverse("drills:mock_answer", args=[mock.pk]),
-                    {"drill": drill.pk, "round": round_from(html), "text": "my answer"})
+        client.post(
+            reverse("drills:mock_answer", args=[mock.pk]),
+            {"drill": drill.pk, "round": round_from(html), "text": "my answer"},
+        )
         revealed, _ = _current(client, mock)
         assert "MODEL-ANSWER-SECRET" in revealed
         client.post(reverse("drills:mock_rate", args=[mock.pk]), {"drill": drill.pk, "rating": "4" if right else "1"})
@@ -68,19 +73,29 @@ def test_answers_must_follow_the_order_and_the_clock(learner_client, learner, dr
     mock = MockInterview.objects.get(learner=learner)
     html, drill = _current(learner_client, mock)
     other = next(pk for pk in mock.drill_ids if pk != drill.pk)
-    response = learner_client.post(reverse("drills:mock_answer", args=[mock.pk]),
-                                   {"drill": other, "round": round_from(html), "text": "x", "choice": "k1"})
+    response = learner_client.post(
+        reverse("drills:mock_answer", args=[mock.pk]),
+        {"drill": other, "round": round_from(html), "text": "x", "choice": "k1"},
+    )
     assert response.status_code == 400 and not Attempt.objects.exists()
     MockInterview.objects.filter(pk=mock.pk).update(started_at=mock.started_at - timedelta(minutes=11))
-    late = learner_client.post(reverse("drills:mock_answer", args=[mock.pk]),
-                               {"drill": drill.pk, "round": round_from(html), "text": "late"})
+    late = learner_client.post(
+        reverse("drills:mock_answer", args=[mock.pk]), {"drill": drill.pk, "round": round_from(html), "text": "late"}
+    )
     assert late["Location"] == reverse("drills:mock_report", args=[mock.pk]) and not Attempt.objects.exists()
     report = learner_client.get(late["Location"]).content.decode()
     assert "answered 0 of 5" in report
 
 
-@pytest.mark.parametrize("fields", [{"minutes": "15", "module": "kv-basics"}, {"minutes": "10"},
-                                    {"minutes": "10", "module": "nope"}, {"minutes": "x", "module": "kv-basics"}])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"minutes": "15", "module": "kv-basics"},
+        {"minutes": "10"},
+        {"minutes": "10", "module": "nope"},
+        {"minutes": "x", "module": "kv-basics"},
+    ],
+)
 def test_bad_mock_settings_are_refused(learner_client, drills, fields):
     assert learner_client.post(reverse("drills:mock"), fields).status_code == 400
     assert not MockInterview.objects.exists()

@@ -1,4 +1,5 @@
 """The real course content, loaded by `load_course`, becomes drills whose pages hold no answer."""
+
 from pathlib import Path
 
 import pytest

@@ -1,4 +1,5 @@
 """Selectors: due items, mastery per module (few queries), and attempts that stay with their learner."""
+
 from datetime import timedelta
 
 import pytest
@@ -33,8 +34,11 @@ def _right_match(drills):
     from drills.answers import opaque_key
 
     drill = drills["match"]
-    return {"pairs": {opaque_key(drill, "item", p["item"]): opaque_key(drill, "target", p["target"])
-                      for p in drill.data["pairs"]}}
+    return {
+        "pairs": {
+            opaque_key(drill, "item", p["item"]): opaque_key(drill, "target", p["target"]) for p in drill.data["pairs"]
+        }
+    }
 
 
 def test_mastery_for_many_users_takes_two_queries(learner, other, drills, django_assert_num_queries):

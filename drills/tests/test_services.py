@@ -1,4 +1,5 @@
 """Services: grading, retries that do not score, card ratings, the review queue and mock interviews."""
+
 import random
 from datetime import timedelta
 
@@ -19,8 +20,10 @@ def _quiz_key(drill, text):
 
 def _match_answer(drill, wrong_swap=False):
     items, _targets = answers.match_board(drill)
-    pairs = {answers.opaque_key(drill, "item", p["item"]): answers.opaque_key(drill, "target", p["target"])
-             for p in drill.data["pairs"]}
+    pairs = {
+        answers.opaque_key(drill, "item", p["item"]): answers.opaque_key(drill, "target", p["target"])
+        for p in drill.data["pairs"]
+    }
     if wrong_swap:
         first, second = items[0]["key"], items[1]["key"]
         pairs[first], pairs[second] = pairs[second], pairs[first]
@@ -43,14 +46,18 @@ def test_only_the_first_try_of_a_round_scores(learner, drills):
 
 
 def test_quiz_single_and_multi(learner, drills):
-    single = attempt_submit(learner=learner, drill=drills["quiz"],
-                            answer={"choices": [_quiz_key(drills["quiz"], "Memory density")]})
+    single = attempt_submit(
+        learner=learner, drill=drills["quiz"], answer={"choices": [_quiz_key(drills["quiz"], "Memory density")]}
+    )
     assert single.is_correct and single.score == 1.0
     multi = drills["quiz_multi"]
     half = attempt_submit(learner=learner, drill=multi, answer={"choices": [_quiz_key(multi, "More layers")]})
     assert not half.is_correct and half.score == 0.75  # three of four choices classified right
-    full = attempt_submit(learner=learner, drill=multi, answer={
-        "choices": [_quiz_key(multi, "More layers"), _quiz_key(multi, "Longer context")]})
+    full = attempt_submit(
+        learner=learner,
+        drill=multi,
+        answer={"choices": [_quiz_key(multi, "More layers"), _quiz_key(multi, "Longer context")]},
+    )
     assert full.is_correct and full.score == 1.0
 
 

@@ -1,4 +1,5 @@
 """Views: every page renders, answers are graded and stored for learners, visitors store nothing."""
+
 import json
 
 import pytest
@@ -14,8 +15,15 @@ SECRETS = {
     "match": ["MATCH-EXPLANATION-SECRET"],
     "quiz": ["QUIZ-RIGHT-EXPLANATION-SECRET", "QUIZ-FLOPS-EXPLANATION-SECRET"],
     "quiz_multi": ["M-LAYERS", "M-CONTEXT", "M-VOCAB"],
-    "card": ["MODEL-ANSWER-SECRET", "WHY-ASKED-SECRET", "FOLLOWUP-HINT-SECRET", "FOLLOWUP-ANSWER-SECRET",
-             "MISTAKE-SECRET", "Fixed-size blocks", "What if no block is free"],
+    "card": [
+        "MODEL-ANSWER-SECRET",
+        "WHY-ASKED-SECRET",
+        "FOLLOWUP-HINT-SECRET",
+        "FOLLOWUP-ANSWER-SECRET",
+        "MISTAKE-SECRET",
+        "Fixed-size blocks",
+        "What if no block is free",
+    ],
 }
 # Markers that would single out the answer: a class, a preselected control, a data attribute.
 MARKERS = ['correct"', ' right"', ' wrong"', "buggy", "checked", "selected", "data-correct", "bug_line", "Right:"]
@@ -76,18 +84,24 @@ def test_spot_the_bug_wrong_then_right_then_reveal(learner_client, learner, dril
     assert "Right:" in html and "SPOT-EXPLANATION-SECRET" in html and "gpu_memory_utilization=0.90" in html
     assert "<html" not in html  # the htmx partial only
     attempts = list(Attempt.objects.filter(learner=learner).order_by("pk"))
-    assert [(a.answer, a.counts, a.is_correct) for a in attempts] == [({"line": 2}, True, False),
-                                                                     ({"line": 4}, False, True)]
+    assert [(a.answer, a.counts, a.is_correct) for a in attempts] == [
+        ({"line": 2}, True, False),
+        ({"line": 4}, False, True),
+    ]
     assert all(a.duration_ms is not None and 0 <= a.duration_ms <= 3_600_000 for a in attempts)
-    give_up = learner_client.post(drill_url(spot, "answer"), {"round": fresh_round(learner_client, spot), "give_up": "1"})
+    give_up = learner_client.post(
+        drill_url(spot, "answer"), {"round": fresh_round(learner_client, spot), "give_up": "1"}
+    )
     assert "The bug is on line 4" in give_up.content.decode()
     assert Attempt.objects.filter(learner=learner).latest("pk").is_correct is False
 
 
 def test_quiz_shows_every_explanation_after_answering(learner_client, learner, drills):
     quiz = drills["quiz"]
-    response = learner_client.post(drill_url(quiz, "answer"), {"round": fresh_round(learner_client, quiz),
-                                                              "choice": choice_key(quiz, "Attention FLOPs")})
+    response = learner_client.post(
+        drill_url(quiz, "answer"),
+        {"round": fresh_round(learner_client, quiz), "choice": choice_key(quiz, "Attention FLOPs")},
+    )
     html = response.content.decode()
     assert "Not quite." in html
     for secret in ("QUIZ-RIGHT-EXPLANATION-SECRET", "QUIZ-FLOPS-EXPLANATION-SECRET", "QUIZ-WEIGHTS-EXPLANATION-SECRET"):
@@ -97,8 +111,10 @@ def test_quiz_shows_every_explanation_after_answering(learner_client, learner, d
 
 def test_quiz_multi_by_json(learner_client, learner, drills):
     multi = drills["quiz_multi"]
-    body = {"round": fresh_round(learner_client, multi),
-            "choice": [choice_key(multi, "More layers"), choice_key(multi, "Longer context")]}
+    body = {
+        "round": fresh_round(learner_client, multi),
+        "choice": [choice_key(multi, "More layers"), choice_key(multi, "Longer context")],
+    }
     response = learner_client.post(drill_url(multi, "answer"), json.dumps(body), content_type="application/json")
     assert "Right." in response.content.decode()
     assert Attempt.objects.get(learner=learner).score == 1.0
@@ -106,8 +122,10 @@ def test_quiz_multi_by_json(learner_client, learner, drills):
 
 def test_match_scores_each_pair_and_shows_which(learner_client, learner, drills):
     match = drills["match"]
-    response = learner_client.post(drill_url(match, "answer"), {"round": fresh_round(learner_client, match),
-                                                               **match_fields(match, swap_first_two=True)})
+    response = learner_client.post(
+        drill_url(match, "answer"),
+        {"round": fresh_round(learner_client, match), **match_fields(match, swap_first_two=True)},
+    )
     html = response.content.decode()
     assert "2 of 4 pairs right." in html and "Wrong: it matches “A KV block”" in html
     assert "MATCH-EXPLANATION-SECRET" in html
@@ -123,8 +141,9 @@ def test_card_write_reveal_tick_and_rate(learner_client, learner, drills):
     assert html.index("FOLLOWUP-HINT-SECRET") < html.index("MISTAKE-SECRET")  # mistakes last
     attempt = Attempt.objects.get(learner=learner)
     assert attempt.answer == {"text": "Blocks, tables."} and attempt.rating is None
-    rated = learner_client.post(drill_url(card, "rate"), {"round": round_token, "attempt": attempt.pk,
-                                                          "covered": ["0", "2"], "rating": "3"})
+    rated = learner_client.post(
+        drill_url(card, "rate"), {"round": round_token, "attempt": attempt.pk, "covered": ["0", "2"], "rating": "3"}
+    )
     assert "Rated Good." in rated.content.decode() and "covered 2 of 3" in rated.content.decode()
     attempt.refresh_from_db()
     assert attempt.rating == 3 and attempt.answer["covered"] == [0, 2]
@@ -138,8 +157,9 @@ def test_visitors_try_drills_and_nothing_is_stored(client, drills):
     assert "Right:" in html and "Log in" in html and "keep your progress" in html
     revealed = client.post(drill_url(card, "answer"), {"round": fresh_round(client, card), "text": "guess"})
     assert "MODEL-ANSWER-SECRET" in revealed.content.decode()
-    rated = client.post(drill_url(card, "rate"), {"round": round_from(revealed.content.decode()), "text": "guess",
-                                                  "rating": "2"})
+    rated = client.post(
+        drill_url(card, "rate"), {"round": round_from(revealed.content.decode()), "text": "guess", "rating": "2"}
+    )
     assert "Rated Hard." in rated.content.decode()
     assert not Attempt.objects.exists() and not ReviewCard.objects.exists()
 

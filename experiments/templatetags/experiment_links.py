@@ -1,4 +1,5 @@
 """`{% experiment_links module_slug section_slug %}`: the "Try it on the engine" block on a course section."""
+
 from django import template
 
 from experiments.presets import presets_for_section

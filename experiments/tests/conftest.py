@@ -1,4 +1,5 @@
 """Fixtures for the experiment tests: one real (small) engine result, and presets pointing at the fixture course."""
+
 import pytest
 
 from gpu_worker.experiment_runner import run_experiment

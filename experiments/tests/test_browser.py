@@ -1,4 +1,5 @@
 """Chromium at phone width: two finished runs side by side draw their overlaid figures without scrolling sideways."""
+
 import pytest
 from playwright.sync_api import expect
 

@@ -1,5 +1,6 @@
 """End to end with Redis and the real `make run` worker: a run comes back through the ingest task, and the page
 opened from a course module page shows it on a phone."""
+
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
@@ -25,22 +26,24 @@ def test_a_run_goes_through_the_worker_and_a_repeat_comes_from_the_cache(redis_u
 
     # knobs that slip past the web side still get a message from the worker, not a crash
     app = client_app()
-    answer = app.send_task("gpu_worker.run_experiment", kwargs={"experiment_id": 0, "config": {"block_size": 3}},
-                           queue="gpu").get(timeout=60)
+    answer = app.send_task(
+        "gpu_worker.run_experiment", kwargs={"experiment_id": 0, "config": {"block_size": 3}}, queue="gpu"
+    ).get(timeout=60)
     assert answer["ok"] is False and answer["error"].startswith("block_size: must be one of 8, 16, 32")
 
 
 @pytest.mark.browser
-def test_a_preset_from_a_module_page_runs_and_draws_on_a_phone(redis_url, local_worker, live_server, page, learner,
-                                                            fixture_presets):
+def test_a_preset_from_a_module_page_runs_and_draws_on_a_phone(
+    redis_url, local_worker, live_server, page, learner, fixture_presets
+):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     call_command("load_course", path=str(FIXTURE_CONTENT), stdout=open("/dev/null", "w"))
     sign_in(page.context, learner, live_server.url)
     page.set_viewport_size({"width": 390, "height": 844})
-    page.goto(f"{live_server.url}/course/alpha/")                                  # the module page
-    page.locator("#toc").get_by_role("link", name="Batching").click()             # its section, swapped in by htmx
+    page.goto(f"{live_server.url}/course/alpha/")  # the module page
+    page.locator("#toc").get_by_role("link", name="Batching").click()  # its section, swapped in by htmx
     page.get_by_role("link", name="A tiny batch on the engine").click()
     expect(page.locator("#preset-question")).to_have_text("How many steps does a batch of four take?")
     expect(page.get_by_label("max_num_seqs")).to_have_value("4")

@@ -1,4 +1,5 @@
 """The shipped presets: each one runs within the bounds and links from a section that exists."""
+
 from pathlib import Path
 
 import yaml
@@ -20,6 +21,9 @@ def test_every_preset_is_valid_and_sits_on_a_real_section_of_modules_2_to_4():
     presets = _load(str(DEFAULT_PATH))  # normalize() runs on every preset while loading
     sections = real_sections()
     assert {p.section for p in presets} <= sections
-    assert {p.section.split("/")[0] for p in presets} == {"continuous-batching", "scheduler-memory",
-                                                          "throughput-latency"}
+    assert {p.section.split("/")[0] for p in presets} == {
+        "continuous-batching",
+        "scheduler-memory",
+        "throughput-latency",
+    }
     assert len({p.slug for p in presets}) == len(presets)

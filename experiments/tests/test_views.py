@@ -1,4 +1,5 @@
 """The experiment pages through Django's test client: form errors, cache hits, polling, compare, privacy."""
+
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
@@ -47,14 +48,17 @@ def test_a_preset_fills_the_form_and_shows_its_question(learner_client):
     assert 'name="preset" value="shrink-kv-until-preemption"' in page
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"max_num_seqs": "0"}, "greater than or equal to 1"),
-    ({"max_num_seqs": "lots"}, "Enter a whole number"),
-    ({"request_rate": "nan"}, "Enter a number"),
-    ({"block_size": "7"}, "Select a valid choice"),
-    ({"enable_chunked_prefill": False, "max_num_batched_tokens": "256"}, "without chunked prefill"),
-    ({"workload": "shared-prefix", "num_requests": "48"}, "engine steps"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"max_num_seqs": "0"}, "greater than or equal to 1"),
+        ({"max_num_seqs": "lots"}, "Enter a whole number"),
+        ({"request_rate": "nan"}, "Enter a number"),
+        ({"block_size": "7"}, "Select a valid choice"),
+        ({"enable_chunked_prefill": False, "max_num_batched_tokens": "256"}, "without chunked prefill"),
+        ({"workload": "shared-prefix", "num_requests": "48"}, "engine steps"),
+    ],
+)
 def test_bad_knobs_come_back_as_form_errors(learner_client, changes, message, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:
         response = learner_client.post(INDEX, form_data(**changes))
@@ -64,7 +68,9 @@ def test_bad_knobs_come_back_as_form_errors(learner_client, changes, message, dj
 
 def test_a_preset_run_keeps_its_question_through_errors_and_an_unknown_preset_is_dropped(learner_client):
     response = learner_client.post(INDEX, form_data(preset="goodput-under-load", max_num_seqs="0"))
-    assert response.status_code == 400 and "Find the request rate where goodput stops growing" in response.content.decode()
+    assert (
+        response.status_code == 400 and "Find the request rate where goodput stops growing" in response.content.decode()
+    )
     assert learner_client.post(INDEX, form_data(preset="../../etc", max_num_seqs=7)).status_code == 302
     assert Experiment.objects.get().preset == ""
     learner_client.post(INDEX, form_data(preset="goodput-under-load", max_num_seqs=7))  # refused: one waits already
@@ -84,8 +90,9 @@ def test_a_new_configuration_is_queued_for_the_worker(learner_client, learner, d
     assert "Waiting for a worker" in page and 'hx-trigger="every 1s"' in page
 
 
-def test_an_identical_configuration_is_served_from_the_cache(learner_client, django_user_model, small_result,
-                                                             django_capture_on_commit_callbacks):
+def test_an_identical_configuration_is_served_from_the_cache(
+    learner_client, django_user_model, small_result, django_capture_on_commit_callbacks
+):
     other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-pw")
     done_experiment(other, small_result)
     with django_capture_on_commit_callbacks() as callbacks:
@@ -129,12 +136,13 @@ def test_one_run_waits_at_a_time_and_a_lost_one_is_dropped(learner_client, learn
     assert response.status_code == 400 and "still waiting for the worker" in response.content.decode()
     settings.EXPERIMENTS_STALE_S = 0  # as if the worker never answered
     page = learner_client.get(waiting.get_absolute_url()).content.decode()
-    assert "No worker answered in time" in page and 'hx-trigger' not in page
+    assert "No worker answered in time" in page and "hx-trigger" not in page
     assert learner_client.post(INDEX, form_data(max_num_seqs=6)).status_code == 302
 
 
-def test_a_learner_sees_only_their_own_runs(learner_client, learner, django_user_model, small_result,
-                                            django_assert_num_queries):
+def test_a_learner_sees_only_their_own_runs(
+    learner_client, learner, django_user_model, small_result, django_assert_num_queries
+):
     other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-pw")
     theirs = done_experiment(other, small_result)
     mine = [finished_experiment(learner, {"max_num_seqs": n}) for n in (2, 3, 4)]

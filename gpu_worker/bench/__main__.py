@@ -1,4 +1,5 @@
 """Dispatch `python -m gpu_worker.bench NAME [args]` to gpu_worker/bench/NAME.py:main."""
+
 import importlib
 import sys
 

@@ -5,6 +5,7 @@ unique KV bytes over time, as a share of the device's HBM peak. Beside it, in th
 keys laid out contiguously (no paging: the bar a paged kernel has to meet), the torch paged kernel, and a dense
 einsum baseline. CUDA times are CUDA-event medians (`triton.testing.do_bench`); CPU times are wall-clock medians.
 """
+
 import argparse
 import json
 from pathlib import Path
@@ -31,16 +32,19 @@ def dense_decode(query, keys, values, context_lens, scale):
 
 def sdpa_decode(query, keys_t, values_t, mask, scale):
     """torch SDPA on contiguous KV: query [N, H, D]; keys_t, values_t [N, KVH, S, D]; mask [N, 1, 1, S] or None."""
-    out = F.scaled_dot_product_attention(query[:, :, None, :], keys_t, values_t, attn_mask=mask, scale=scale,
-                                         enable_gqa=True)  # [N, H, 1, D]
+    out = F.scaled_dot_product_attention(
+        query[:, :, None, :], keys_t, values_t, attn_mask=mask, scale=scale, enable_gqa=True
+    )  # [N, H, 1, D]
     return out[:, :, 0, :]
 
 
-def make_inputs(num_seqs, num_heads, num_kv_heads, head_dim, block_size, max_len, dtype, device, seed=0,
-                uniform=False):
+def make_inputs(num_seqs, num_heads, num_kv_heads, head_dim, block_size, max_len, dtype, device, seed=0, uniform=False):
     generator = torch.Generator().manual_seed(seed)
-    lens = torch.full((num_seqs,), max_len) if uniform else \
-        torch.randint(max_len // 4, max_len + 1, (num_seqs,), generator=generator)  # [N]
+    lens = (
+        torch.full((num_seqs,), max_len)
+        if uniform
+        else torch.randint(max_len // 4, max_len + 1, (num_seqs,), generator=generator)
+    )  # [N]
     blocks_per_seq = max_len // block_size
     num_blocks = num_seqs * blocks_per_seq
     order = torch.randperm(num_blocks, generator=generator).view(num_seqs, blocks_per_seq)  # scattered blocks
@@ -74,8 +78,13 @@ def _cases(device: torch.device, small: bool) -> list[tuple]:
     headline = (64, 32, 8, 128, 16, 4096, True)  # Llama-3-8B shapes, batch 64 x 4k context
     if small:
         return [(8, 32, 8, 128, 16, 1024, False), headline]
-    return [(8, 32, 8, 128, 16, 1024, False), (1, 32, 8, 128, 16, 32768, True), (16, 32, 8, 128, 16, 8192, False),
-            headline, (128, 32, 8, 128, 16, 2048, True)]
+    return [
+        (8, 32, 8, 128, 16, 1024, False),
+        (1, 32, 8, 128, 16, 32768, True),
+        (16, 32, 8, 128, 16, 8192, False),
+        headline,
+        (128, 32, 8, 128, 16, 2048, True),
+    ]
 
 
 def _run(argv: list[str]) -> int:
@@ -93,27 +102,40 @@ def _run(argv: list[str]) -> int:
         torch.set_num_threads(1)
     peak = hbm_peak_gbps(device)
     rows = []
-    print(f"device {device} ({torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'}), {dtype}, "
-          f"HBM peak {f'{peak:.0f} GB/s' if peak else 'n/a'}" + ("" if triton_decode else "; Triton: CUDA only"))
+    print(
+        f"device {device} ({torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'}), {dtype}, "
+        f"HBM peak {f'{peak:.0f} GB/s' if peak else 'n/a'}" + ("" if triton_decode else "; Triton: CUDA only")
+    )
     print(f"{'seqs':>4} {'kv':>3} {'ctx':>6} {'kernel':>8} {'ms':>8} {'GB/s':>8} {'of peak':>7} {'x sdpa':>7}")
     for num_seqs, heads, kv_heads, head_dim, block_size, max_len, uniform in _cases(device, args.small):
         query, key_cache, value_cache, tables, lens, keys, values = make_inputs(
-            num_seqs, heads, kv_heads, head_dim, block_size, max_len, dtype, device, uniform=uniform)
-        scale = head_dim ** -0.5
+            num_seqs, heads, kv_heads, head_dim, block_size, max_len, dtype, device, uniform=uniform
+        )
+        scale = head_dim**-0.5
         keys_t, values_t = keys.transpose(1, 2).contiguous(), values.transpose(1, 2).contiguous()  # [N, KVH, S, D]
         mask = None if uniform else (torch.arange(max_len, device=device)[None, :] < lens[:, None])[:, None, None, :]
-        kernels = {"sdpa": lambda: sdpa_decode(query, keys_t, values_t, mask, scale),
-                   "paged": lambda: paged_attention_decode(query, key_cache, value_cache, tables, lens, scale),
-                   "dense": lambda: dense_decode(query, keys, values, lens, scale)}
+        kernels = {
+            "sdpa": lambda: sdpa_decode(query, keys_t, values_t, mask, scale),
+            "paged": lambda: paged_attention_decode(query, key_cache, value_cache, tables, lens, scale),
+            "dense": lambda: dense_decode(query, keys, values, lens, scale),
+        }
         if triton_decode is not None:
             kernels["triton"] = lambda: triton_decode(query, key_cache, value_cache, tables, lens, scale)
         kv_bytes = int(lens.sum()) * kv_heads * head_dim * 2 * query.element_size()  # unique K and V bytes read
         reference = kernels["paged"]().float()
-        row = {"num_seqs": num_seqs, "num_heads": heads, "num_kv_heads": kv_heads, "head_dim": head_dim,
-               "block_size": block_size, "max_len": max_len, "uniform_lengths": uniform, "kv_bytes": kv_bytes,
-               "hbm_peak_gbps": peak,
-               "max_abs_diff_paged_dense": float((reference - kernels["dense"]().float()).abs().max()),
-               "max_abs_diff_sdpa_paged": float((kernels["sdpa"]().float() - reference).abs().max())}
+        row = {
+            "num_seqs": num_seqs,
+            "num_heads": heads,
+            "num_kv_heads": kv_heads,
+            "head_dim": head_dim,
+            "block_size": block_size,
+            "max_len": max_len,
+            "uniform_lengths": uniform,
+            "kv_bytes": kv_bytes,
+            "hbm_peak_gbps": peak,
+            "max_abs_diff_paged_dense": float((reference - kernels["dense"]().float()).abs().max()),
+            "max_abs_diff_sdpa_paged": float((kernels["sdpa"]().float() - reference).abs().max()),
+        }
         if triton_decode is not None:
             row["max_abs_diff_triton_paged"] = float((kernels["triton"]().float() - reference).abs().max())
         for name, fn in kernels.items():
@@ -127,9 +149,21 @@ def _run(argv: list[str]) -> int:
         rows.append(row)
         for name in kernels:
             share = row[f"{name}_share_of_peak"]
-            print(f"{num_seqs:4d} {kv_heads:3d} {max_len:6d} {name:>8} {row[f'{name}_ms']:8.3f} "
-                  f"{row[f'{name}_gbps']:8.1f} {f'{share:.0%}' if share else '-':>7} {row[f'sdpa_over_{name}']:7.2f}")
+            print(
+                f"{num_seqs:4d} {kv_heads:3d} {max_len:6d} {name:>8} {row[f'{name}_ms']:8.3f} "
+                f"{row[f'{name}_gbps']:8.1f} {f'{share:.0%}' if share else '-':>7} {row[f'sdpa_over_{name}']:7.2f}"
+            )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"benchmark": "attention", "device": str(device), "dtype": str(dtype),
-                                          "hbm_peak_gbps": peak, "cases": rows}, indent=1))
+    Path(args.out).write_text(
+        json.dumps(
+            {
+                "benchmark": "attention",
+                "device": str(device),
+                "dtype": str(dtype),
+                "hbm_peak_gbps": peak,
+                "cases": rows,
+            },
+            indent=1,
+        )
+    )
     return 0

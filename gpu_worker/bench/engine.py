@@ -5,6 +5,7 @@ batching; memory saved by parallel-sampling sharing (n = 2, 4, 6); prefix-cache 
 Static and paged run the same attention kernel. A third baseline is what a user would otherwise write:
 transformers' `generate` on the same weights and requests, left-padded batches, greedy.
 """
+
 import argparse
 import json
 import random
@@ -16,6 +17,7 @@ import torch
 from gpu_worker.engine import EngineConfig, LLMEngine, SamplingParams, StaticBatchEngine, load_model
 from gpu_worker.engine.traces import make_trace
 from gpu_worker.timing import torch_threads
+
 from .report import line_figure, write_html
 
 
@@ -24,9 +26,13 @@ def chat_workload(seed: int, num_requests: int, max_len: int, system_len: int) -
     rng = random.Random(seed)
     systems = [[rng.randrange(256) for _ in range(system_len)] for _ in range(4)]
     room = max_len - system_len
-    return [(rng.choice(systems) + [rng.randrange(256) for _ in range(min(r["prompt_len"], room // 2))],
-             min(r["output_len"], room // 2))
-            for r in make_trace("chat", seed, num_requests, max_len=room)]
+    return [
+        (
+            rng.choice(systems) + [rng.randrange(256) for _ in range(min(r["prompt_len"], room // 2))],
+            min(r["output_len"], room // 2),
+        )
+        for r in make_trace("chat", seed, num_requests, max_len=room)
+    ]
 
 
 class Clock:
@@ -49,37 +55,58 @@ class Clock:
 def summarize(name: str, metrics, outputs: int, seconds: float, block_size: int) -> dict:
     held = sum(m.kv_tokens_held for m in metrics)
     allocated = sum(m.kv_blocks_used * block_size for m in metrics)
-    return {"system": name, "kv_share_holding_tokens": held / max(1, allocated),
-            "peak_concurrent_seqs": max(m.num_running for m in metrics), "output_tokens": outputs,
-            "seconds": seconds, "throughput_tok_s": outputs / seconds, "steps": len(metrics),
-            "output_tokens_per_step": outputs / len(metrics),
-            "mean_batch_size": sum(m.batch_size for m in metrics) / len(metrics),
-            "preemptions": sum(m.num_preemptions for m in metrics),
-            "prefix_hit_tokens": sum(m.prefix_hit_tokens for m in metrics)}
+    return {
+        "system": name,
+        "kv_share_holding_tokens": held / max(1, allocated),
+        "peak_concurrent_seqs": max(m.num_running for m in metrics),
+        "output_tokens": outputs,
+        "seconds": seconds,
+        "throughput_tok_s": outputs / seconds,
+        "steps": len(metrics),
+        "output_tokens_per_step": outputs / len(metrics),
+        "mean_batch_size": sum(m.batch_size for m in metrics) / len(metrics),
+        "preemptions": sum(m.num_preemptions for m in metrics),
+        "prefix_hit_tokens": sum(m.prefix_hit_tokens for m in metrics),
+    }
 
 
 def run_paged(model, workload, args, prefix: bool) -> tuple[dict, list]:
-    engine = LLMEngine(model, EngineConfig(block_size=args.block_size, num_gpu_blocks=args.kv_tokens // args.block_size,
-                                           max_num_seqs=args.max_num_seqs, max_model_len=args.max_model_len,
-                                           max_num_batched_tokens=args.max_num_batched_tokens,
-                                           enable_prefix_caching=prefix))
+    engine = LLMEngine(
+        model,
+        EngineConfig(
+            block_size=args.block_size,
+            num_gpu_blocks=args.kv_tokens // args.block_size,
+            max_num_seqs=args.max_num_seqs,
+            max_model_len=args.max_model_len,
+            max_num_batched_tokens=args.max_num_batched_tokens,
+            enable_prefix_caching=prefix,
+        ),
+    )
     engine.generate([[1] * 8], SamplingParams(max_tokens=2, ignore_eos=True))  # warm-up
     engine.step_metrics.clear()
     with Clock(model.device) as clock:
-        outputs = engine.generate([p for p, _ in workload], [SamplingParams(max_tokens=n, ignore_eos=True) for _, n in workload])
+        outputs = engine.generate(
+            [p for p, _ in workload], [SamplingParams(max_tokens=n, ignore_eos=True) for _, n in workload]
+        )
     seconds = clock.seconds
     name = "paged + prefix caching" if prefix else "paged"
     return summarize(name, engine.step_metrics, sum(map(len, outputs)), seconds, args.block_size), engine.step_metrics
 
 
 def run_static(model, workload, args) -> tuple[dict, list]:
-    engine = StaticBatchEngine.with_budget(model, args.kv_tokens, args.max_model_len, args.max_num_seqs, args.block_size)
+    engine = StaticBatchEngine.with_budget(
+        model, args.kv_tokens, args.max_model_len, args.max_num_seqs, args.block_size
+    )
     engine.generate([[1] * 8], SamplingParams(max_tokens=2, ignore_eos=True))
     engine.step_metrics.clear()
     with Clock(model.device) as clock:
-        outputs = engine.generate([p for p, _ in workload], [SamplingParams(max_tokens=n, ignore_eos=True) for _, n in workload])
+        outputs = engine.generate(
+            [p for p, _ in workload], [SamplingParams(max_tokens=n, ignore_eos=True) for _, n in workload]
+        )
     seconds = clock.seconds
-    return summarize("static (contiguous)", engine.step_metrics, sum(map(len, outputs)), seconds, args.block_size), engine.step_metrics
+    return summarize(
+        "static (contiguous)", engine.step_metrics, sum(map(len, outputs)), seconds, args.block_size
+    ), engine.step_metrics
 
 
 def run_transformers(model, workload, args) -> dict | None:
@@ -97,7 +124,7 @@ def run_transformers(model, workload, args) -> dict | None:
         save_model(model, directory)
         hf = transformers.LlamaForCausalLM.from_pretrained(directory, dtype=model.dtype).to(model.device).eval()
     pad = 0
-    batches = [workload[i:i + args.max_num_seqs] for i in range(0, len(workload), args.max_num_seqs)]
+    batches = [workload[i : i + args.max_num_seqs] for i in range(0, len(workload), args.max_num_seqs)]
 
     def generate(batch):
         width = max(len(p) for p, _ in batch)
@@ -105,16 +132,28 @@ def run_transformers(model, workload, args) -> dict | None:
         mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p, _ in batch], device=model.device)
         longest = max(n for _, n in batch)
         with torch.inference_mode():
-            hf.generate(input_ids=ids, attention_mask=mask, max_new_tokens=longest, min_new_tokens=longest,
-                        do_sample=False, pad_token_id=pad, eos_token_id=None)
+            hf.generate(
+                input_ids=ids,
+                attention_mask=mask,
+                max_new_tokens=longest,
+                min_new_tokens=longest,
+                do_sample=False,
+                pad_token_id=pad,
+                eos_token_id=None,
+            )
         return longest * len(batch)
 
     generate([([1] * 8, 2)])  # warm-up
     with Clock(model.device) as clock:
         computed = sum(generate(batch) for batch in batches)
     outputs = sum(n for _, n in workload)  # tokens a request asked for; the rest of its row is padding work
-    return {"system": f"transformers generate (batches of {args.max_num_seqs}, padded)", "output_tokens": outputs,
-            "computed_tokens": computed, "seconds": clock.seconds, "throughput_tok_s": outputs / clock.seconds}
+    return {
+        "system": f"transformers generate (batches of {args.max_num_seqs}, padded)",
+        "output_tokens": outputs,
+        "computed_tokens": computed,
+        "seconds": clock.seconds,
+        "throughput_tok_s": outputs / clock.seconds,
+    }
 
 
 def parallel_sampling(model, args) -> list[dict]:
@@ -122,16 +161,31 @@ def parallel_sampling(model, args) -> list[dict]:
     rng, rows = random.Random(args.seed + 1), []
     prompts = [[rng.randrange(256) for _ in range(rng.randint(64, 192))] for _ in range(8)]
     for n in (2, 4, 6):
-        engine = LLMEngine(model, EngineConfig(block_size=args.block_size, num_gpu_blocks=args.kv_tokens // args.block_size,
-                                               max_num_seqs=args.max_num_seqs, max_model_len=args.max_model_len,
-                                               enable_prefix_caching=False))
-        engine.generate(prompts, SamplingParams(n=n, max_tokens=args.sample_tokens, temperature=1.0, seed=args.seed,
-                                                ignore_eos=True))
+        engine = LLMEngine(
+            model,
+            EngineConfig(
+                block_size=args.block_size,
+                num_gpu_blocks=args.kv_tokens // args.block_size,
+                max_num_seqs=args.max_num_seqs,
+                max_model_len=args.max_model_len,
+                enable_prefix_caching=False,
+            ),
+        )
+        engine.generate(
+            prompts,
+            SamplingParams(n=n, max_tokens=args.sample_tokens, temperature=1.0, seed=args.seed, ignore_eos=True),
+        )
         held = sum(m.kv_tokens_held for m in engine.step_metrics)
         logical = sum(m.kv_tokens_logical for m in engine.step_metrics)
         peak = max(engine.step_metrics, key=lambda m: m.kv_tokens_logical)
-        rows.append({"n": n, "kv_saved": 1 - held / logical, "kv_saved_at_peak": 1 - peak.kv_tokens_held / peak.kv_tokens_logical,
-                     "cow_copies": engine.scheduler.num_cow_copies})
+        rows.append(
+            {
+                "n": n,
+                "kv_saved": 1 - held / logical,
+                "kv_saved_at_peak": 1 - peak.kv_tokens_held / peak.kv_tokens_logical,
+                "cow_copies": engine.scheduler.num_cow_copies,
+            }
+        )
     return rows
 
 
@@ -142,8 +196,15 @@ def shared_system_prompt(model, args) -> dict:
     prompts = [system + [rng.randrange(256) for _ in range(rng.randint(8, 32))] for _ in range(args.shared_requests)]
     result = {}
     for prefix in (False, True):
-        engine = LLMEngine(model, EngineConfig(block_size=args.block_size, num_gpu_blocks=args.kv_tokens // args.block_size,
-                                               max_model_len=args.max_model_len, enable_prefix_caching=prefix))
+        engine = LLMEngine(
+            model,
+            EngineConfig(
+                block_size=args.block_size,
+                num_gpu_blocks=args.kv_tokens // args.block_size,
+                max_model_len=args.max_model_len,
+                enable_prefix_caching=prefix,
+            ),
+        )
         engine.generate([[1] * 8], SamplingParams(max_tokens=1))
         engine.step_metrics.clear()
         with Clock(model.device) as clock:
@@ -152,22 +213,32 @@ def shared_system_prompt(model, args) -> dict:
         result["cached" if prefix else "uncached"] = {
             "seconds": clock.seconds,
             "prefill_tokens": sum(m.num_tokens for m in engine.step_metrics),
-            "hit_tokens": sum(m.prefix_hit_tokens for m in engine.step_metrics)}
+            "hit_tokens": sum(m.prefix_hit_tokens for m in engine.step_metrics),
+        }
     prompt_tokens = sum(map(len, prompts))
-    return {**result, "prompt_tokens": prompt_tokens, "hit_rate": result["cached"]["hit_tokens"] / prompt_tokens,
-            "prefill_time_saved": 1 - result["cached"]["seconds"] / result["uncached"]["seconds"],
-            "prefill_tokens_saved": 1 - result["cached"]["prefill_tokens"] / result["uncached"]["prefill_tokens"]}
+    return {
+        **result,
+        "prompt_tokens": prompt_tokens,
+        "hit_rate": result["cached"]["hit_tokens"] / prompt_tokens,
+        "prefill_time_saved": 1 - result["cached"]["seconds"] / result["uncached"]["seconds"],
+        "prefill_tokens_saved": 1 - result["cached"]["prefill_tokens"] / result["uncached"]["prefill_tokens"],
+    }
 
 
 def figures(traces: dict, kv_tokens: int, block_size: int) -> list[dict]:
-    usage = {name: (list(range(len(ms))), [m.kv_tokens_held / kv_tokens for m in ms])
-             for name, ms in traces.items()}
-    reserved = {f"{name} (allocated)": (list(range(len(ms))), [m.kv_blocks_used * block_size / kv_tokens for m in ms])
-                for name, ms in traces.items()}
+    usage = {name: (list(range(len(ms))), [m.kv_tokens_held / kv_tokens for m in ms]) for name, ms in traces.items()}
+    reserved = {
+        f"{name} (allocated)": (list(range(len(ms))), [m.kv_blocks_used * block_size / kv_tokens for m in ms])
+        for name, ms in traces.items()
+    }
     batch = {name: (list(range(len(ms))), [m.batch_size for m in ms]) for name, ms in traces.items()}
-    return [{"title": "KV memory: tokens held and allocated, share of the budget",
-             "figure": line_figure("KV usage", "share of KV budget", {**usage, **reserved})},
-            {"title": "Batch size per step", "figure": line_figure("batch size", "sequences", batch)}]
+    return [
+        {
+            "title": "KV memory: tokens held and allocated, share of the budget",
+            "figure": line_figure("KV usage", "share of KV budget", {**usage, **reserved}),
+        },
+        {"title": "Batch size per step", "figure": line_figure("batch size", "sequences", batch)},
+    ]
 
 
 def parse(argv):
@@ -214,29 +285,52 @@ def _run(argv: list[str]) -> int:
     sharing = parallel_sampling(model, args)
     shared = shared_system_prompt(model, args)
     timing = "wall time" if model.device.type == "cuda" else "CPU time of one thread"
-    lines = [f"device {model.device}, {len(workload)} requests, KV budget {args.kv_tokens} tokens, "
-             f"max_model_len {args.max_model_len}, throughput over {timing}",
-             f"{'system':24} {'KV holding tokens':>17} {'peak seqs':>9} {'tok/s':>9} {'x static':>8} "
-             f"{'tok/step':>8} {'x static':>8}"]
-    lines += [f"{r['system']:24} {r['kv_share_holding_tokens']:17.1%} {r['peak_concurrent_seqs']:9d} "
-              f"{r['throughput_tok_s']:9.1f} {r['throughput_ratio_to_static']:8.2f} {r['output_tokens_per_step']:8.2f} "
-              f"{r['output_tokens_per_step'] / static['output_tokens_per_step']:8.2f}" for r in systems]
+    lines = [
+        f"device {model.device}, {len(workload)} requests, KV budget {args.kv_tokens} tokens, "
+        f"max_model_len {args.max_model_len}, throughput over {timing}",
+        f"{'system':24} {'KV holding tokens':>17} {'peak seqs':>9} {'tok/s':>9} {'x static':>8} "
+        f"{'tok/step':>8} {'x static':>8}",
+    ]
+    lines += [
+        f"{r['system']:24} {r['kv_share_holding_tokens']:17.1%} {r['peak_concurrent_seqs']:9d} "
+        f"{r['throughput_tok_s']:9.1f} {r['throughput_ratio_to_static']:8.2f} {r['output_tokens_per_step']:8.2f} "
+        f"{r['output_tokens_per_step'] / static['output_tokens_per_step']:8.2f}"
+        for r in systems
+    ]
     if hf:
-        lines.append(f"{'transformers generate':24} {'-':>17} {'-':>9} {hf['throughput_tok_s']:9.1f} "
-                     f"{hf['throughput_ratio_to_static']:8.2f}   (batches of {args.max_num_seqs}, left-padded)")
-        lines += [f"{r['system']:24} x transformers generate: {r['throughput_ratio_to_transformers']:.2f}"
-                  for r in systems]
+        lines.append(
+            f"{'transformers generate':24} {'-':>17} {'-':>9} {hf['throughput_tok_s']:9.1f} "
+            f"{hf['throughput_ratio_to_static']:8.2f}   (batches of {args.max_num_seqs}, left-padded)"
+        )
+        lines += [
+            f"{r['system']:24} x transformers generate: {r['throughput_ratio_to_transformers']:.2f}" for r in systems
+        ]
     else:
         lines.append("transformers generate: not run (not installed, or --skip-transformers)")
-    lines += [f"parallel sampling n={r['n']}: KV saved by sharing {r['kv_saved']:.1%} (at peak {r['kv_saved_at_peak']:.1%})"
-              for r in sharing]
-    lines.append(f"shared {args.system_prompt_len}-token system prompt: hit rate {shared['hit_rate']:.1%}, "
-                 f"prefill tokens saved {shared['prefill_tokens_saved']:.1%}, prefill time saved {shared['prefill_time_saved']:.1%}")
+    lines += [
+        f"parallel sampling n={r['n']}: KV saved by sharing {r['kv_saved']:.1%} (at peak {r['kv_saved_at_peak']:.1%})"
+        for r in sharing
+    ]
+    lines.append(
+        f"shared {args.system_prompt_len}-token system prompt: hit rate {shared['hit_rate']:.1%}, "
+        f"prefill tokens saved {shared['prefill_tokens_saved']:.1%}, prefill time saved {shared['prefill_time_saved']:.1%}"
+    )
     print("\n".join(lines))
-    plots = figures({"static": static_trace, "paged": paged_trace, "paged + prefix": prefix_trace}, args.kv_tokens, args.block_size)
-    result = {"benchmark": "engine", "device": str(model.device), "config": vars(args), "systems": systems,
-              "transformers_generate": hf, "parallel_sampling": sharing, "shared_system_prompt": shared, "plots": plots}
+    plots = figures(
+        {"static": static_trace, "paged": paged_trace, "paged + prefix": prefix_trace}, args.kv_tokens, args.block_size
+    )
+    result = {
+        "benchmark": "engine",
+        "device": str(model.device),
+        "config": vars(args),
+        "systems": systems,
+        "transformers_generate": hf,
+        "parallel_sampling": sharing,
+        "shared_system_prompt": shared,
+        "plots": plots,
+    }
     Path(args.out).write_text(json.dumps(result, indent=1))
-    write_html(args.html or str(Path(args.out).with_suffix(".html")), "Paged vs static batching", plots, lines,
-               args.plotly_js)
+    write_html(
+        args.html or str(Path(args.out).with_suffix(".html")), "Paged vs static batching", plots, lines, args.plotly_js
+    )
     return 0

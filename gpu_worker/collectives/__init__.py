@@ -1,4 +1,5 @@
 """Reference collectives built on point-to-point send/recv, the multi-rank launcher, and bandwidth helpers."""
+
 from gpu_worker.collectives.comm import Comm, ForbiddenCollective, forbid_library_collectives
 from gpu_worker.collectives.launcher import LaunchTimeout, RankFailed, launch
 

@@ -1,5 +1,6 @@
 """The alpha-beta cost model T(K) = alpha * hops + beta * bytes for ring and double-binary-tree
 all-reduce, fitted to measured times, and the message size where the two cross."""
+
 from __future__ import annotations
 
 import math
@@ -48,7 +49,7 @@ def model_crossover(ring: tuple[float, float], tree: tuple[float, float], world_
     """Bytes above which the fitted ring beats the fitted tree (None: no crossing at K > 0)."""
     ring_hops, ring_volume = ring_terms(world_size)
     tree_hops, tree_volume = tree_terms(world_size)
-    latency_gap = ring[0] * ring_hops - tree[0] * tree_hops   # ring's extra fixed cost
+    latency_gap = ring[0] * ring_hops - tree[0] * tree_hops  # ring's extra fixed cost
     slope_gap = tree[1] * tree_volume - ring[1] * ring_volume  # tree's extra cost per byte
     if latency_gap <= 0 or slope_gap <= 0:
         return None

@@ -4,22 +4,35 @@ busbw = algbw * factor, where the factor makes every collective comparable to th
 speed: all-reduce 2(n-1)/n; reduce-scatter, all-gather, all-to-all (n-1)/n; broadcast and
 reduce 1. `size` is the whole tensor in bytes (for reduce-scatter / all-gather the full
 buffer, N blocks)."""
+
 from __future__ import annotations
 
 import math
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
-BUS_FACTOR_FORMULAS = {"all_reduce": "2(n-1)/n", "reduce_scatter": "(n-1)/n", "all_gather": "(n-1)/n",
-                       "all_to_all": "(n-1)/n", "broadcast": "1", "reduce": "1"}
+BUS_FACTOR_FORMULAS = {
+    "all_reduce": "2(n-1)/n",
+    "reduce_scatter": "(n-1)/n",
+    "all_gather": "(n-1)/n",
+    "all_to_all": "(n-1)/n",
+    "broadcast": "1",
+    "reduce": "1",
+}
 
 
 def bus_factor(family: str, world_size: int) -> float:
     """nccl-tests' factor from algorithm bandwidth to bus bandwidth."""
     n = world_size
-    factors = {"all_reduce": 2 * (n - 1) / n, "reduce_scatter": (n - 1) / n, "all_gather": (n - 1) / n,
-               "all_to_all": (n - 1) / n, "broadcast": 1.0, "reduce": 1.0}
+    factors = {
+        "all_reduce": 2 * (n - 1) / n,
+        "reduce_scatter": (n - 1) / n,
+        "all_gather": (n - 1) / n,
+        "all_to_all": (n - 1) / n,
+        "broadcast": 1.0,
+        "reduce": 1.0,
+    }
     if family not in factors:
         raise ValueError(f"family must be one of {sorted(factors)}, got {family!r}")
     return factors[family]
@@ -28,8 +41,12 @@ def bus_factor(family: str, world_size: int) -> float:
 def textbook_bytes_sent(family: str, numel: int, element_size: int, world_size: int) -> float | None:
     """Bytes one rank sends in the bandwidth-optimal algorithm (None where it depends on the rank)."""
     n, total = world_size, numel * element_size
-    volumes = {"all_reduce": 2 * (n - 1) / n * total, "reduce_scatter": (n - 1) / n * total,
-               "all_gather": (n - 1) / n * total, "all_to_all": (n - 1) / n * total}
+    volumes = {
+        "all_reduce": 2 * (n - 1) / n * total,
+        "reduce_scatter": (n - 1) / n * total,
+        "all_gather": (n - 1) / n * total,
+        "all_to_all": (n - 1) / n * total,
+    }
     return volumes.get(family)
 
 
@@ -53,8 +70,15 @@ def message_sizes(min_bytes: int, max_bytes: int, factor: int = 4) -> list[int]:
     return sizes
 
 
-def time_calls(runs: dict[str, Callable[[], object]], comm, target_seconds: float = 0.1, min_iters: int = 1,
-               max_iters: int = 1000, warmup: int = 1, rounds: int = 3) -> dict[str, float]:
+def time_calls(
+    runs: dict[str, Callable[[], object]],
+    comm,
+    target_seconds: float = 0.1,
+    min_iters: int = 1,
+    max_iters: int = 1000,
+    warmup: int = 1,
+    rounds: int = 3,
+) -> dict[str, float]:
     """Seconds per call of each run (each a collective every rank calls): the median over
     `rounds` rounds of the slowest rank's mean time per call.
 
@@ -93,9 +117,25 @@ def time_call(run: Callable[[], object], comm, **options) -> float:
     return time_calls({"run": run}, comm, **options)["run"]
 
 
-def bandwidth_row(family: str, implementation: str, size_bytes: int, count: int, dtype_name: str,
-                  seconds: float, world_size: int, wrong: int) -> dict:
+def bandwidth_row(
+    family: str,
+    implementation: str,
+    size_bytes: int,
+    count: int,
+    dtype_name: str,
+    seconds: float,
+    world_size: int,
+    wrong: int,
+) -> dict:
     """One nccl-tests style line: size, count, type, time(us), algbw, busbw, #wrong."""
-    return {"collective": family, "impl": implementation, "size": size_bytes, "count": count, "type": dtype_name,
-            "time(us)": seconds * 1e6, "algbw": algbw_gbps(size_bytes, seconds),
-            "busbw": busbw_gbps(family, size_bytes, seconds, world_size), "#wrong": wrong}
+    return {
+        "collective": family,
+        "impl": implementation,
+        "size": size_bytes,
+        "count": count,
+        "type": dtype_name,
+        "time(us)": seconds * 1e6,
+        "algbw": algbw_gbps(size_bytes, seconds),
+        "busbw": busbw_gbps(family, size_bytes, seconds, world_size),
+        "#wrong": wrong,
+    }

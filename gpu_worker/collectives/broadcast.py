@@ -1,5 +1,6 @@
 """Broadcast and reduce (SUM, to a root) on `Comm` point-to-point calls: a binomial tree
 (log2 N hops, for small messages) or a pipelined chain (about one message time, for large)."""
+
 from __future__ import annotations
 
 import torch
@@ -24,8 +25,9 @@ def _pieces(numel: int, element_size: int, piece_bytes: int) -> list[tuple[int, 
     return [(lo, min(lo + step, numel)) for lo in range(0, numel, step)]
 
 
-def broadcast(tensor: torch.Tensor, root: int, comm, algorithm: str = "auto",
-              piece_bytes: int = DEFAULT_PIECE_BYTES) -> None:
+def broadcast(
+    tensor: torch.Tensor, root: int, comm, algorithm: str = "auto", piece_bytes: int = DEFAULT_PIECE_BYTES
+) -> None:
     """Copy `root`'s tensor into every rank's tensor, in place."""
     flat = flat_view(tensor)  # [K]
     kind = _algorithm(flat, algorithm)
@@ -47,8 +49,9 @@ def broadcast(tensor: torch.Tensor, root: int, comm, algorithm: str = "auto",
     _chain(flat, None, pieces, virtual, n, previous, following, comm)
 
 
-def reduce(tensor: torch.Tensor, root: int, comm, algorithm: str = "auto",
-           piece_bytes: int = DEFAULT_PIECE_BYTES) -> None:
+def reduce(
+    tensor: torch.Tensor, root: int, comm, algorithm: str = "auto", piece_bytes: int = DEFAULT_PIECE_BYTES
+) -> None:
     """Sum every rank's tensor into `root`'s tensor, in place. Other ranks' tensors are
     used as accumulators and hold partial sums afterwards (as the library allows)."""
     flat = flat_view(tensor)  # [K]
@@ -97,4 +100,4 @@ def _chain(flat, incoming, pieces, position, n, previous, following, comm) -> No
             sends.append((flat[lo:hi], following))
         comm.exchange(sends=sends, recvs=recvs)
         if added is not None:
-            flat[added[0]:added[1]].add_(incoming[added[0]:added[1]])
+            flat[added[0] : added[1]].add_(incoming[added[0] : added[1]])

@@ -1,4 +1,5 @@
 """How a flat tensor of K elements is cut into N nearly equal chunks (the first K % N get one more)."""
+
 from __future__ import annotations
 
 import torch

@@ -1,10 +1,11 @@
 """`Comm`: the point-to-point handle every rank gets, counting the bytes it moves,
 and `forbid_library_collectives()`, which makes torch.distributed's collectives raise."""
+
 from __future__ import annotations
 
 import contextlib
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import torch
 import torch.distributed as dist
@@ -20,10 +21,12 @@ _CONTROL_TAG = 0x7FF0  # timing handshakes; learner code keeps to small tags
 # the process-group / backend objects that implement them.
 _COLLECTIVE_FUNCTION = re.compile(
     r"^_?(all_reduce|all_gather|reduce_scatter|reduce|broadcast|all_to_all|gather|scatter)"
-    r"(_.*)?$|^_(all_gather|reduce_scatter)_base$|^_broadcast_coalesced$")
+    r"(_.*)?$|^_(all_gather|reduce_scatter)_base$|^_broadcast_coalesced$"
+)
 _COLLECTIVE_METHOD = re.compile(
     r"^_?(allreduce|allgather|all_gather|reduce_scatter|reduce|broadcast|alltoall|all_to_all|gather|scatter)"
-    r"(_.*)?$")
+    r"(_.*)?$"
+)
 _NOT_COLLECTIVES = {"reduce_op", "_reduce_op"}
 
 
@@ -33,7 +36,8 @@ class ForbiddenCollective(RuntimeError):
     def __init__(self, name: str):
         super().__init__(
             f"torch.distributed.{name} is not allowed here: build the collective from "
-            f"comm.send / comm.recv / comm.isend / comm.irecv")
+            f"comm.send / comm.recv / comm.isend / comm.irecv"
+        )
         self.name = name
 
 
@@ -142,6 +146,7 @@ class Comm:
 def _forbidden(name: str):
     def refuse(*args, **kwargs):
         raise ForbiddenCollective(name)
+
     refuse.__name__ = name
     return refuse
 
@@ -149,6 +154,7 @@ def _forbidden(name: str):
 def _patch_targets() -> list[tuple[object, str, str]]:
     """(owner, attribute, public name) for every library collective we can reach."""
     import torch._C._distributed_c10d as c_ext
+
     targets = []
     for module in (dist, c10d):
         for attr in dir(module):
@@ -156,6 +162,7 @@ def _patch_targets() -> list[tuple[object, str, str]]:
                 targets.append((module, attr, attr))
     try:
         import torch.distributed._functional_collectives as funcol
+
         for attr in dir(funcol):
             value = getattr(funcol, attr)
             if _COLLECTIVE_FUNCTION.match(attr) and callable(value) and not isinstance(value, type):

@@ -1,5 +1,6 @@
 """Run a function on N ranks (spawned processes with torch.distributed initialised)
 and collect what each returns; failures and hangs are reported and every rank is killed."""
+
 from __future__ import annotations
 
 import datetime
@@ -10,7 +11,8 @@ import queue
 import signal
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -46,8 +48,9 @@ def pick_backend(world_size: int) -> str:
     return "gloo"
 
 
-def launch(fn: Callable[..., Any], world_size: int, args: tuple = (), timeout: float = 60.0,
-           backend: str | None = None) -> list:
+def launch(
+    fn: Callable[..., Any], world_size: int, args: tuple = (), timeout: float = 60.0, backend: str | None = None
+) -> list:
     """Call `fn(comm, *args)` on `world_size` spawned ranks; return their results in rank order.
 
     `fn` must be a picklable top-level function. Raises `RankFailed` for the first rank
@@ -67,14 +70,19 @@ def launch(fn: Callable[..., Any], world_size: int, args: tuple = (), timeout: f
         _check_gpus(world_size)
     payload = pickle.dumps((fn, args))  # fails here, in the caller, if fn is not picklable
     # The parent hosts the rendezvous store on a port the OS picks: no port race.
-    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False,
-                          timeout=datetime.timedelta(seconds=timeout))
+    store = dist.TCPStore(
+        "127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=datetime.timedelta(seconds=timeout)
+    )
     context = mp.get_context("spawn")
     results_queue = context.Queue()
     processes = [
         # Not daemonic, so a rank may start processes of its own; _kill_all ends them all.
-        context.Process(target=_rank_main, name=f"collectives-rank-{rank}", daemon=False,
-                        args=(rank, world_size, store.port, backend, timeout, payload, results_queue, os.getpid()))
+        context.Process(
+            target=_rank_main,
+            name=f"collectives-rank-{rank}",
+            daemon=False,
+            args=(rank, world_size, store.port, backend, timeout, payload, results_queue, os.getpid()),
+        )
         for rank in range(world_size)
     ]
     results: dict[int, Any] = {}
@@ -93,8 +101,10 @@ def launch(fn: Callable[..., Any], world_size: int, args: tuple = (), timeout: f
 def _check_gpus(world_size: int) -> None:
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     if world_size > gpus:
-        raise ValueError(f"NCCL needs one GPU per rank: {world_size} ranks, {gpus} GPU(s) visible"
-                         f" (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); use gloo")
+        raise ValueError(
+            f"NCCL needs one GPU per rank: {world_size} ranks, {gpus} GPU(s) visible"
+            f" (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); use gloo"
+        )
 
 
 def _collect(processes: list, results_queue, results: dict, timeout: float) -> None:
@@ -110,8 +120,11 @@ def _collect(processes: list, results_queue, results: dict, timeout: float) -> N
         if status == "error":
             crashed = _first_crash(processes, results)
             if crashed is not None and crashed != rank:  # the crash is the cause, this error its echo
-                raise RankFailed(crashed, f"rank process exited with code {processes[crashed].exitcode} "
-                                          f"without a result; rank {rank} then failed with:\n{payload}")
+                raise RankFailed(
+                    crashed,
+                    f"rank process exited with code {processes[crashed].exitcode} "
+                    f"without a result; rank {rank} then failed with:\n{payload}",
+                )
             raise RankFailed(rank, payload)
         if status == "ok":
             results[rank] = pickle.loads(payload)
@@ -168,8 +181,9 @@ def _rank_main(rank, world_size, port, backend, timeout, payload, results_queue,
             device = torch.device("cuda", rank % torch.cuda.device_count())
             torch.cuda.set_device(device)
         store = dist.TCPStore("127.0.0.1", port, is_master=False, timeout=datetime.timedelta(seconds=timeout))
-        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
-                                timeout=datetime.timedelta(seconds=timeout))
+        dist.init_process_group(
+            backend, store=store, rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=timeout)
+        )
         if backend == "nccl":
             # batch_isend_irecv needs every rank in the group's first NCCL call; a barrier is that call
             dist.barrier(device_ids=[device.index])
@@ -198,6 +212,7 @@ def _die_with_parent(parent_pid: int) -> None:
         pass
     try:
         import ctypes
+
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):

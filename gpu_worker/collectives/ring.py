@@ -1,5 +1,6 @@
 """Ring reduce-scatter, ring all-gather and ring all-reduce (the two in sequence), in place,
 on `Comm` point-to-point calls only; uneven chunks when the size does not divide by N."""
+
 from __future__ import annotations
 
 import torch
@@ -31,7 +32,7 @@ def ring_reduce_scatter(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT
     n, rank, numel = comm.world_size, comm.rank, flat.numel()
     own = chunk_bounds(numel, n, rank)
     if n == 1:
-        return flat[own[0]:own[1]]
+        return flat[own[0] : own[1]]
     right, left = (rank + 1) % n, (rank - 1) % n
     largest = chunk_bounds(numel, n, 0)
     buffer = torch.empty(largest[1] - largest[0], dtype=flat.dtype, device=flat.device)  # [ceil(K/N)]
@@ -39,11 +40,14 @@ def ring_reduce_scatter(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT
         send_start, send_end = chunk_bounds(numel, n, (rank - step - 1) % n)
         start, end = chunk_bounds(numel, n, (rank - step - 2) % n)
         incoming = _segments(start, end, flat.element_size(), segment_bytes)
-        comm.exchange(sends=[(flat[lo:hi], right)
-                             for lo, hi in _segments(send_start, send_end, flat.element_size(), segment_bytes)],
-                      recvs=[(buffer[lo - start:hi - start], left) for lo, hi in incoming])
-        flat[start:end].add_(buffer[:end - start])
-    return flat[own[0]:own[1]]
+        comm.exchange(
+            sends=[
+                (flat[lo:hi], right) for lo, hi in _segments(send_start, send_end, flat.element_size(), segment_bytes)
+            ],
+            recvs=[(buffer[lo - start : hi - start], left) for lo, hi in incoming],
+        )
+        flat[start:end].add_(buffer[: end - start])
+    return flat[own[0] : own[1]]
 
 
 def ring_all_gather(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> None:
@@ -62,8 +66,10 @@ def ring_all_gather(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT_SEG
     for step in range(n - 1):
         send_start, send_end = chunk_bounds(numel, n, (rank - step) % n)
         start, end = chunk_bounds(numel, n, (rank - step - 1) % n)
-        comm.exchange(sends=[(flat[lo:hi], right) for lo, hi in _segments(send_start, send_end, size, segment_bytes)],
-                      recvs=[(flat[lo:hi], left) for lo, hi in _segments(start, end, size, segment_bytes)])
+        comm.exchange(
+            sends=[(flat[lo:hi], right) for lo, hi in _segments(send_start, send_end, size, segment_bytes)],
+            recvs=[(flat[lo:hi], left) for lo, hi in _segments(start, end, size, segment_bytes)],
+        )
 
 
 def ring_all_reduce(tensor: torch.Tensor, comm, segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> None:

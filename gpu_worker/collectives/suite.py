@@ -1,9 +1,10 @@
 """Each collective as a pair (ours, the library's) on the same buffers, plus an oracle that
 computes the expected result locally; shared by the correctness tests and the report."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 import torch.distributed as dist
@@ -21,6 +22,7 @@ ROOT = 0  # broadcast and reduce use this root in the suite
 @dataclass
 class Buffers:
     """What one call works on: `data` (in place) and, where the call has one, `out`."""
+
     data: torch.Tensor
     out: torch.Tensor | None = None
     numel: int = 0  # the logical size K of the collective
@@ -56,6 +58,7 @@ class Collective:
 
 # -- reduce-scatter / all-gather: the library needs equal blocks, so it gets padded ones ----
 
+
 def _rs_result(buffers: Buffers, comm) -> torch.Tensor:
     start, end = chunk_bounds(buffers.data.numel(), comm.world_size, comm.rank)
     return buffers.data[start:end]
@@ -63,8 +66,11 @@ def _rs_result(buffers: Buffers, comm) -> torch.Tensor:
 
 def _rs_library_setup(x: torch.Tensor, comm) -> Buffers:
     start, end = chunk_bounds(x.numel(), comm.world_size, comm.rank)
-    return Buffers(data=x.clone(), out=torch.empty(end - start, dtype=x.dtype, device=x.device),  # [K/N]
-                   numel=x.numel())
+    return Buffers(
+        data=x.clone(),
+        out=torch.empty(end - start, dtype=x.dtype, device=x.device),  # [K/N]
+        numel=x.numel(),
+    )
 
 
 def _rs_library(buffers: Buffers, comm) -> None:
@@ -84,9 +90,12 @@ def _ag_library_setup(x: torch.Tensor, comm) -> Buffers:
     width = -(-x.numel() // n)
     start, end = chunk_bounds(x.numel(), n, comm.rank)
     padded = torch.zeros(width, dtype=x.dtype, device=x.device)  # [ceil(K/N)]
-    padded[:end - start] = x[start:end]
-    return Buffers(data=padded, out=torch.empty(n * width, dtype=x.dtype, device=x.device),  # [N * ceil(K/N)]
-                   numel=x.numel())
+    padded[: end - start] = x[start:end]
+    return Buffers(
+        data=padded,
+        out=torch.empty(n * width, dtype=x.dtype, device=x.device),  # [N * ceil(K/N)]
+        numel=x.numel(),
+    )
 
 
 def _ag_library(buffers: Buffers, comm) -> None:
@@ -102,6 +111,7 @@ def _ag_library_result(buffers: Buffers, comm) -> torch.Tensor:
 
 
 # -- all-to-all with blocks of chunk_sizes(K, N): rank r gets N blocks of size sizes[r] ------
+
 
 def _a2a_setup(x: torch.Tensor, comm) -> Buffers:
     sizes = chunk_sizes(x.numel(), comm.world_size)
@@ -134,28 +144,70 @@ def _root_only(buffers: Buffers, comm) -> torch.Tensor | None:
 
 def _make_suite() -> dict[str, Collective]:
     suite = [
-        Collective("all_reduce_ring", "all_reduce", _clone, lambda b, c: ring_all_reduce(b.data, c),
-                   lambda b, c: dist.all_reduce(b.data)),
-        Collective("all_reduce_tree", "all_reduce", _clone, lambda b, c: tree_all_reduce(b.data, c),
-                   lambda b, c: dist.all_reduce(b.data)),
-        Collective("reduce_scatter_ring", "reduce_scatter", _clone, lambda b, c: ring_reduce_scatter(b.data, c),
-                   _rs_library, library_setup=_rs_library_setup, result=_rs_result,
-                   library_result=lambda b, c: b.out),
-        Collective("all_gather_ring", "all_gather", _ag_setup, lambda b, c: ring_all_gather(b.data, c),
-                   _ag_library, library_setup=_ag_library_setup,
-                   library_result=_ag_library_result),
-        Collective("broadcast_binomial", "broadcast", _clone,
-                   lambda b, c: tree_broadcast.broadcast(b.data, ROOT, c, "binomial"),
-                   lambda b, c: dist.broadcast(b.data, ROOT)),
-        Collective("broadcast_chain", "broadcast", _clone,
-                   lambda b, c: tree_broadcast.broadcast(b.data, ROOT, c, "chain"),
-                   lambda b, c: dist.broadcast(b.data, ROOT)),
-        Collective("reduce_binomial", "reduce", _clone, lambda b, c: tree_broadcast.reduce(b.data, ROOT, c, "binomial"),
-                   lambda b, c: dist.reduce(b.data, ROOT), result=_root_only),
-        Collective("reduce_chain", "reduce", _clone, lambda b, c: tree_broadcast.reduce(b.data, ROOT, c, "chain"),
-                   lambda b, c: dist.reduce(b.data, ROOT), result=_root_only),
-        Collective("all_to_all_pairwise", "all_to_all", _a2a_setup, _a2a_ours, _a2a_library,
-                   result=lambda b, c: b.out),
+        Collective(
+            "all_reduce_ring",
+            "all_reduce",
+            _clone,
+            lambda b, c: ring_all_reduce(b.data, c),
+            lambda b, c: dist.all_reduce(b.data),
+        ),
+        Collective(
+            "all_reduce_tree",
+            "all_reduce",
+            _clone,
+            lambda b, c: tree_all_reduce(b.data, c),
+            lambda b, c: dist.all_reduce(b.data),
+        ),
+        Collective(
+            "reduce_scatter_ring",
+            "reduce_scatter",
+            _clone,
+            lambda b, c: ring_reduce_scatter(b.data, c),
+            _rs_library,
+            library_setup=_rs_library_setup,
+            result=_rs_result,
+            library_result=lambda b, c: b.out,
+        ),
+        Collective(
+            "all_gather_ring",
+            "all_gather",
+            _ag_setup,
+            lambda b, c: ring_all_gather(b.data, c),
+            _ag_library,
+            library_setup=_ag_library_setup,
+            library_result=_ag_library_result,
+        ),
+        Collective(
+            "broadcast_binomial",
+            "broadcast",
+            _clone,
+            lambda b, c: tree_broadcast.broadcast(b.data, ROOT, c, "binomial"),
+            lambda b, c: dist.broadcast(b.data, ROOT),
+        ),
+        Collective(
+            "broadcast_chain",
+            "broadcast",
+            _clone,
+            lambda b, c: tree_broadcast.broadcast(b.data, ROOT, c, "chain"),
+            lambda b, c: dist.broadcast(b.data, ROOT),
+        ),
+        Collective(
+            "reduce_binomial",
+            "reduce",
+            _clone,
+            lambda b, c: tree_broadcast.reduce(b.data, ROOT, c, "binomial"),
+            lambda b, c: dist.reduce(b.data, ROOT),
+            result=_root_only,
+        ),
+        Collective(
+            "reduce_chain",
+            "reduce",
+            _clone,
+            lambda b, c: tree_broadcast.reduce(b.data, ROOT, c, "chain"),
+            lambda b, c: dist.reduce(b.data, ROOT),
+            result=_root_only,
+        ),
+        Collective("all_to_all_pairwise", "all_to_all", _a2a_setup, _a2a_ours, _a2a_library, result=lambda b, c: b.out),
     ]
     return {collective.name: collective for collective in suite}
 

@@ -1,5 +1,6 @@
 """The measurement loop of the report: every collective, ours and the library's, at every
 message size, checked against the oracle (nccl-tests' #wrong) and timed on all ranks."""
+
 from __future__ import annotations
 
 import torch
@@ -15,8 +16,9 @@ def implementation_name(collective_name: str) -> str:
     return collective_name.split("_")[-1]
 
 
-def sweep(comm, names: list[str], sizes: list[int], dtype_name: str = "float32",
-          target_seconds: float = 0.1, rounds: int = 3) -> list[dict]:
+def sweep(
+    comm, names: list[str], sizes: list[int], dtype_name: str = "float32", target_seconds: float = 0.1, rounds: int = 3
+) -> list[dict]:
     """nccl-tests rows for each of our collectives in `names` and, once per family, the
     library's. Implementations of one family are timed in interleaved rounds. Times are
     the slowest rank's; `#wrong` is this rank's count (the caller sums the ranks)."""
@@ -35,19 +37,31 @@ def sweep(comm, names: list[str], sizes: list[int], dtype_name: str = "float32",
         for family, members in families.items():
             expected = oracle(family, count, dtype, comm)
             first = SUITE[members[0]]
-            variants = [(implementation_name(name), SUITE[name].setup, SUITE[name].ours, SUITE[name].result)
-                        for name in members]
-            variants.append((LIBRARY, first.library_setup or first.setup, first.library,
-                             first.library_result or first.result))
+            variants = [
+                (implementation_name(name), SUITE[name].setup, SUITE[name].ours, SUITE[name].result) for name in members
+            ]
+            variants.append(
+                (LIBRARY, first.library_setup or first.setup, first.library, first.library_result or first.result)
+            )
             runs, wrong = {}, {}
             for implementation, setup, run, result in variants:
                 buffers = setup(x, comm)
                 wrong[implementation] = count_wrong(_once(run, buffers, comm, result), expected)
-                runs[implementation] = (lambda run=run, buffers=buffers: run(buffers, comm))
+                runs[implementation] = lambda run=run, buffers=buffers: run(buffers, comm)
             seconds = time_calls(runs, comm, target_seconds, rounds=rounds)
-            rows += [bandwidth_row(family, implementation, count * element_size, count, dtype_name,
-                                   seconds[implementation], comm.world_size, wrong[implementation])
-                     for implementation, *_ in variants]
+            rows += [
+                bandwidth_row(
+                    family,
+                    implementation,
+                    count * element_size,
+                    count,
+                    dtype_name,
+                    seconds[implementation],
+                    comm.world_size,
+                    wrong[implementation],
+                )
+                for implementation, *_ in variants
+            ]
             del runs
     return rows
 

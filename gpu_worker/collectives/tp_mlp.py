@@ -1,9 +1,10 @@
 """Tensor-parallel MLP (Megatron style): the first matmul split by columns, the second by
 rows, so each block needs exactly one all-reduce in the forward pass."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -15,8 +16,9 @@ from gpu_worker.collectives.ring import ring_all_reduce
 @dataclass
 class MLPWeights:
     """One block: y = gelu(x @ w_in + b_in) @ w_out + b_out."""
-    w_in: torch.Tensor   # [d_model, d_hidden]
-    b_in: torch.Tensor   # [d_hidden]
+
+    w_in: torch.Tensor  # [d_model, d_hidden]
+    b_in: torch.Tensor  # [d_hidden]
     w_out: torch.Tensor  # [d_hidden, d_model]
     b_out: torch.Tensor  # [d_model]
 
@@ -30,12 +32,14 @@ class MLPWeights:
             raise ValueError(f"b_out must have shape ({d_model},), got {tuple(self.b_out.shape)}")
 
     @classmethod
-    def random(cls, d_model: int, d_hidden: int, seed: int) -> "MLPWeights":
+    def random(cls, d_model: int, d_hidden: int, seed: int) -> MLPWeights:
         generator = torch.Generator().manual_seed(seed)
-        return cls(torch.randn(d_model, d_hidden, generator=generator) / d_model ** 0.5,
-                   torch.randn(d_hidden, generator=generator),
-                   torch.randn(d_hidden, d_model, generator=generator) / d_hidden ** 0.5,
-                   torch.randn(d_model, generator=generator))
+        return cls(
+            torch.randn(d_model, d_hidden, generator=generator) / d_model**0.5,
+            torch.randn(d_hidden, generator=generator),
+            torch.randn(d_hidden, d_model, generator=generator) / d_hidden**0.5,
+            torch.randn(d_model, generator=generator),
+        )
 
 
 def mlp_forward(x: torch.Tensor, blocks: list[MLPWeights]) -> torch.Tensor:
@@ -53,16 +57,23 @@ class TensorParallelMLP:
     complete without talking. Row-split second: each rank's product is a partial sum of
     the output, and one all-reduce adds them. b_out is added once, after the sum."""
 
-    def __init__(self, blocks: list[MLPWeights], comm,
-                 all_reduce: Callable[[torch.Tensor, object], None] = ring_all_reduce):
+    def __init__(
+        self, blocks: list[MLPWeights], comm, all_reduce: Callable[[torch.Tensor, object], None] = ring_all_reduce
+    ):
         self.comm = comm
         self.all_reduce = all_reduce
         self.all_reduce_calls = 0
         self.shards = []
         for block in blocks:
             start, end = chunk_bounds(block.w_in.shape[1], comm.world_size, comm.rank)
-            self.shards.append(MLPWeights(block.w_in[:, start:end].contiguous(), block.b_in[start:end].clone(),
-                                          block.w_out[start:end].contiguous(), block.b_out.clone()))
+            self.shards.append(
+                MLPWeights(
+                    block.w_in[:, start:end].contiguous(),
+                    block.b_in[start:end].clone(),
+                    block.w_out[start:end].contiguous(),
+                    block.b_out.clone(),
+                )
+            )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """`x` is replicated on every rank; so is the result."""

@@ -11,6 +11,7 @@ the ring's, with only 2*log2(N) hops of latency instead of the ring's 2(N-1).
 
 Small messages take one tree: there bandwidth does not matter, and a second tree only
 doubles the number of messages (NCCL likewise runs small messages on fewer channels)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ DOUBLE_TREE_MIN_BYTES = 64 * 1024  # below this, `double=None` uses a single tre
 class BinaryTree:
     """One rank's place in a heap-shaped binary tree (position p has children 2p+1, 2p+2);
     `mirrored` puts rank r at position N-1-r."""
+
     world_size: int
     rank: int
     mirrored: bool = False
@@ -59,8 +61,9 @@ def _pieces(start: int, end: int, piece_elems: int) -> list[tuple[int, int]]:
     return [(lo, min(lo + piece_elems, end)) for lo in range(start, end, piece_elems)]
 
 
-def tree_all_reduce(tensor: torch.Tensor, comm, double: bool | None = None,
-                    piece_bytes: int = DEFAULT_PIECE_BYTES) -> None:
+def tree_all_reduce(
+    tensor: torch.Tensor, comm, double: bool | None = None, piece_bytes: int = DEFAULT_PIECE_BYTES
+) -> None:
     """In-place SUM across ranks over a double binary tree (`double=False`: one tree;
     `None`: two trees from DOUBLE_TREE_MIN_BYTES up, one below).
 
@@ -90,8 +93,11 @@ def tree_all_reduce(tensor: torch.Tensor, comm, double: bool | None = None,
     # height h (leaves 0) sends piece j up at step j + h; its parent receives it in that
     # same step, and sends its own sum of piece j later, at j + its height.
     heights = {tag: _heights(tree) for tag, tree, _, _ in plans}
-    buffers = {(tag, child): torch.empty(pieces[-1][1] - start, dtype=flat.dtype, device=flat.device)  # [segment]
-               for tag, tree, start, pieces in plans for child in tree.children}
+    buffers = {
+        (tag, child): torch.empty(pieces[-1][1] - start, dtype=flat.dtype, device=flat.device)  # [segment]
+        for tag, tree, start, pieces in plans
+        for child in tree.children
+    }
     top = max(heights[tag][tree.rank] for tag, tree, _, _ in plans)
     rounds = max(len(pieces) for *_, pieces in plans)
     for step in range(rounds + top):
@@ -105,8 +111,8 @@ def tree_all_reduce(tensor: torch.Tensor, comm, double: bool | None = None,
                 index = step - heights[tag][child]
                 if 0 <= index < len(pieces):
                     lo, hi = pieces[index]
-                    recvs.append((buffers[tag, child][lo - start:hi - start], child, tag))
-                    adds.append((lo, hi, buffers[tag, child][lo - start:hi - start]))
+                    recvs.append((buffers[tag, child][lo - start : hi - start], child, tag))
+                    adds.append((lo, hi, buffers[tag, child][lo - start : hi - start]))
         comm.exchange(sends=sends, recvs=recvs)
         for lo, hi, incoming in adds:
             flat[lo:hi].add_(incoming)
@@ -117,7 +123,7 @@ def tree_all_reduce(tensor: torch.Tensor, comm, double: bool | None = None,
     deepest = max(max(d.values()) for d in depths.values())
     for step in range(rounds + deepest):
         sends, recvs = [], []
-        for tag, tree, start, pieces in plans:
+        for tag, tree, _start, pieces in plans:
             depth = depths[tag][tree.rank]
             index = step - depth + 1
             if tree.parent is not None and 0 <= index < len(pieces):

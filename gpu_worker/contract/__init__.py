@@ -3,6 +3,7 @@
 Both sides import this module, so it uses the standard library and PyYAML only (no torch, no
 Django). Lab slugs and limits come from labs/content/<slug>/lab.yaml, which the worker image
 ships beside gpu_worker, so a lab's numbers are written once."""
+
 from functools import cache
 from pathlib import Path
 

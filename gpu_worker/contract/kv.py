@@ -1,4 +1,5 @@
 """KV-cache sizing arithmetic: the `kv-sizing` lab's reference and the course calculator's formulas, in one place."""
+
 import math
 
 
@@ -10,9 +11,14 @@ def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
     return 2 * config["num_hidden_layers"] * num_kv_heads * head_dim * dtype_bytes
 
 
-def num_gpu_blocks(gpu_memory_bytes: int, gpu_memory_utilization: float,
-                   weight_bytes: int, activation_bytes: int,
-                   block_size: int, bytes_per_token: int) -> int:
+def num_gpu_blocks(
+    gpu_memory_bytes: int,
+    gpu_memory_utilization: float,
+    weight_bytes: int,
+    activation_bytes: int,
+    block_size: int,
+    bytes_per_token: int,
+) -> int:
     """Blocks that fit in the memory left after weights and the activation peak; 0 when none."""
     left = int(gpu_memory_bytes * gpu_memory_utilization) - weight_bytes - activation_bytes
     return max(0, left // (block_size * bytes_per_token))

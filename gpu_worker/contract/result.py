@@ -2,11 +2,13 @@
 
 A run's result travels as JSON; these TypedDicts name its keys once, so the worker that builds it
 and the web side that reads it agree (docs/architecture.md, "Result of a run")."""
+
 from typing import Any, TypedDict
 
 
 class TestEntry(TypedDict):
     """One test's outcome. A hidden test's message is empty: the worker withholds it."""
+
     name: str
     visibility: str  # "public" | "hidden"
     passed: bool
@@ -17,12 +19,14 @@ class TestEntry(TypedDict):
 
 class Plot(TypedDict):
     """A plotly figure as plain JSON; the page renders it with the bundled plotly.js."""
+
     title: str
     figure: dict[str, Any]  # {"data": [...], "layout": {...}}
 
 
 class WorkerInfo(TypedDict, total=False):
     """Who graded the run; `cuda` names the GPU model (leaderboards rank per model)."""
+
     host: str
     python: str
     pid: int
@@ -37,6 +41,7 @@ class WorkerInfo(TypedDict, total=False):
 
 class LabResult(TypedDict):
     """The result JSON of one run (`gpu_worker.run_lab`'s return value, `labs.ingest_result`'s argument)."""
+
     submission_id: int | None
     lab: str
     mode: str  # one of contract.MODES

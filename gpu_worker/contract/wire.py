@@ -2,6 +2,7 @@
 
 Both sides send and route by these names, so a task renamed here is renamed everywhere. Standard
 library only, like the rest of the contract."""
+
 import os
 
 GRADING_QUEUE = "gpu"  # lab runs and experiments; grading workers take it

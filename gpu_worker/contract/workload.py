@@ -2,6 +2,7 @@
 
 Lengths and arrivals draw from separate generators, so changing the arrival pattern keeps the same requests.
 """
+
 import random
 from dataclasses import dataclass
 

@@ -2,12 +2,19 @@
 
 Names load lazily, so importing the package needs no torch.
 """
+
 import importlib
 
 _EXPORTS = {
-    "EngineConfig": "config", "LLMEngine": "engine", "load_model": "loader", "save_model": "loader",
-    "TINY_CONFIG": "model_config", "LlamaConfig": "model_config", "SamplingParams": "sampling",
-    "ByteTokenizer": "tokenizer", "StaticBatchEngine": "static_engine",
+    "EngineConfig": "config",
+    "LLMEngine": "engine",
+    "load_model": "loader",
+    "save_model": "loader",
+    "TINY_CONFIG": "model_config",
+    "LlamaConfig": "model_config",
+    "SamplingParams": "sampling",
+    "ByteTokenizer": "tokenizer",
+    "StaticBatchEngine": "static_engine",
 }
 __all__ = list(_EXPORTS)
 

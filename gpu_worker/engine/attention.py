@@ -1,4 +1,5 @@
 """Reference attention in torch: dense causal attention, and paged decode attention (the lab signature)."""
+
 import torch
 
 
@@ -39,7 +40,9 @@ def paged_attention_decode(query, key_cache, value_cache, block_tables, context_
     tables = torch.where(owned, block_tables[:, :max_blocks].to(query.device).long(), 0)  # [N, MB]
     span = max_blocks * block_size
     flat = tables.flatten()
-    keys = key_cache.index_select(0, flat).view(num_seqs, span, num_kv_heads, head_dim).transpose(1, 2)  # [N, KVH, S, D]
+    keys = (
+        key_cache.index_select(0, flat).view(num_seqs, span, num_kv_heads, head_dim).transpose(1, 2)
+    )  # [N, KVH, S, D]
     values = value_cache.index_select(0, flat).view(num_seqs, span, num_kv_heads, head_dim).transpose(1, 2)
     q = query.reshape(num_seqs, num_kv_heads, group, head_dim)  # [N, KVH, G, D]
     scores = torch.matmul(q.float(), keys.float().transpose(-1, -2)) * scale  # [N, KVH, G, S]

@@ -2,6 +2,7 @@
 
 Blocks hold no tensors here; `kv_cache.py` owns the memory and this pool owns which block is whose.
 """
+
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass

@@ -1,6 +1,7 @@
 """Engine configuration: pool size, batch limits, preemption mode, and the two plug points the labs use."""
+
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass

@@ -1,4 +1,5 @@
 """Attention contexts the model layers call: dense (one sequence, no cache) and paged (a batch over the block pool)."""
+
 from dataclasses import dataclass
 
 import torch
@@ -30,10 +31,11 @@ class PagedContext:
         value_cache.view(-1, *value_cache.shape[2:])[self.slot_mapping] = value.to(value_cache.dtype)
         out = torch.empty_like(query)  # [T, H, D]
         for start, end, block_tables, context_lens in self.decode_groups:
-            out[start:end] = self.decode_attention(query[start:end], key_cache, value_cache,
-                                                   block_tables, context_lens, scale)
+            out[start:end] = self.decode_attention(
+                query[start:end], key_cache, value_cache, block_tables, context_lens, scale
+            )
         for start, num_tokens, context_len, block_table in self.prefills:
             keys = gather_context(key_cache, block_table, context_len)  # [context_len, KVH, D]
             values = gather_context(value_cache, block_table, context_len)
-            out[start:start + num_tokens] = dense_attention(query[start:start + num_tokens], keys, values, scale)
+            out[start : start + num_tokens] = dense_attention(query[start : start + num_tokens], keys, values, scale)
         return out

@@ -3,6 +3,7 @@
 A GPU host whose CUDA is unusable (CPU torch wheel, a driver older than the wheel's CUDA, a missing
 /dev/nvidia-uvm) would otherwise grade on CPU without a word; the heartbeat reports this dict instead.
 """
+
 import functools
 import glob
 import os
@@ -33,7 +34,7 @@ def _probe_cuda() -> tuple[bool, str, str]:
         return False, "cpu", f"torch built for CUDA {torch.version.cuda} cannot use this GPU: {said}"
     try:
         value = (torch.ones(4, device="cuda") * 2).sum().item()
-    except Exception as exc:  # noqa: BLE001 - any failure here means the GPU path is unusable
+    except Exception as exc:
         return False, "cpu", f"CUDA initialised but a first kernel failed: {exc}"
     if value != 8:
         return False, "cpu", f"CUDA returned a wrong result for a first kernel ({value} != 8)"
@@ -44,7 +45,7 @@ def _probe_cuda() -> tuple[bool, str, str]:
 def device_status(dev_root: str = "/dev", proc_root: str = "/proc") -> dict:
     """{"gpu_host", "cuda_usable", "device", "reason"}; reason is empty when all is well. Cached per process."""
     nodes = sorted(os.path.basename(p) for p in glob.glob(os.path.join(dev_root, "nvidia*")))
-    gpu_host = any(name[len("nvidia"):].isdigit() for name in nodes)
+    gpu_host = any(name[len("nvidia") :].isdigit() for name in nodes)
     usable, device, reason = _probe_cuda()
     if gpu_host and not usable:
         driver = _driver_version(proc_root)

@@ -1,12 +1,20 @@
 """The pre-allocated KV pool [num_layers, 2, num_blocks, block_size, num_kv_heads, head_dim], plus a CPU pool for swap."""
+
 import torch
 
 from .model_config import LlamaConfig
 
 
 class KVCache:
-    def __init__(self, config: LlamaConfig, num_blocks: int, block_size: int, dtype: torch.dtype,
-                 device: torch.device | str, num_cpu_blocks: int = 0):
+    def __init__(
+        self,
+        config: LlamaConfig,
+        num_blocks: int,
+        block_size: int,
+        dtype: torch.dtype,
+        device: torch.device | str,
+        num_cpu_blocks: int = 0,
+    ):
         shape = (config.num_hidden_layers, 2, num_blocks, block_size, config.num_key_value_heads, config.head_dim)
         self.tensor = torch.zeros(shape, dtype=dtype, device=device)  # [L, 2, num_blocks, block_size, KVH, D]
         cpu_shape = (shape[0], 2, num_cpu_blocks, *shape[3:])

@@ -1,4 +1,5 @@
 """Build a Llama model from a local checkpoint directory (config.json + *.safetensors) or from a config dict."""
+
 import json
 import logging
 from pathlib import Path
@@ -32,8 +33,9 @@ def _init_weights(model: LlamaForCausalLM, seed: int, std: float = 0.02) -> None
                 param.copy_(torch.randn(param.shape, generator=generator) * std)
 
 
-def load_model(path_or_config=None, seed: int = 0, dtype: torch.dtype | None = None,
-               device: torch.device | str | None = None) -> LlamaForCausalLM:
+def load_model(
+    path_or_config=None, seed: int = 0, dtype: torch.dtype | None = None, device: torch.device | str | None = None
+) -> LlamaForCausalLM:
     """A directory path loads its weights; a dict (or None: the tiny default) gets seeded random weights."""
     device = torch.device(device) if device is not None else default_device()
     dtype = dtype or (torch.float32 if device.type == "cpu" else torch.bfloat16)
@@ -58,7 +60,9 @@ def load_model(path_or_config=None, seed: int = 0, dtype: torch.dtype | None = N
     if config.tie_word_embeddings:
         missing = [key for key in missing if key != "lm_head.weight"]
     if missing or unexpected:
-        raise ValueError(f"checkpoint {directory} does not match the config: missing {missing}, unexpected {unexpected}")
+        raise ValueError(
+            f"checkpoint {directory} does not match the config: missing {missing}, unexpected {unexpected}"
+        )
     return model.to(device=device, dtype=dtype).eval()
 
 

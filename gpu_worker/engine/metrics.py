@@ -1,4 +1,5 @@
 """Per-step and per-request measurements the modules plot and the benchmark aggregates."""
+
 from dataclasses import dataclass
 
 from .sequence import Sequence
@@ -37,13 +38,17 @@ class RequestMetrics:
 def request_metrics(seq: Sequence) -> RequestMetrics:
     times, steps = seq.token_times, seq.token_steps
     return RequestMetrics(
-        seq_id=seq.seq_id, prompt_len=seq.prompt_len, num_output_tokens=seq.num_output_tokens,
+        seq_id=seq.seq_id,
+        prompt_len=seq.prompt_len,
+        num_output_tokens=seq.num_output_tokens,
         ttft_s=times[0] - seq.arrival_time if times else None,
         itl_s=[b - a for a, b in zip(times, times[1:])],
         ttft_steps=steps[0] - seq.arrival_step if steps else None,
         itl_steps=[b - a for a, b in zip(steps, steps[1:])],
-        num_preemptions=seq.num_preemptions, num_cached_tokens=seq.num_cached_tokens,
-        finish_reason=seq.finish_reason)
+        num_preemptions=seq.num_preemptions,
+        num_cached_tokens=seq.num_cached_tokens,
+        finish_reason=seq.finish_reason,
+    )
 
 
 def kv_tokens(seqs: list[Sequence], block_size: int) -> tuple[int, int]:

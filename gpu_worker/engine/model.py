@@ -3,11 +3,12 @@
 Attention reads and writes the KV cache through a context object (dense, paged or contiguous),
 so the same layers serve the reference, the paged engine and the static baseline.
 """
+
 import math
 
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 from .model_config import LlamaConfig
 
@@ -79,7 +80,7 @@ class LlamaAttention(nn.Module):
         self.layer_idx = layer_idx
         self.num_heads, self.num_kv_heads = config.num_attention_heads, config.num_key_value_heads
         self.head_dim = config.head_dim
-        self.scale = self.head_dim ** -0.5
+        self.scale = self.head_dim**-0.5
         bias = config.attention_bias
         self.q_proj = nn.Linear(config.hidden_size, self.num_heads * self.head_dim, bias=bias)
         self.k_proj = nn.Linear(config.hidden_size, self.num_kv_heads * self.head_dim, bias=bias)

@@ -1,11 +1,20 @@
 """The Llama model configuration, read from a Hugging Face style `config.json` dict."""
+
 from dataclasses import dataclass, fields
 
 TINY_CONFIG = {
-    "vocab_size": 512, "hidden_size": 256, "intermediate_size": 688,
-    "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2,
-    "max_position_embeddings": 2048, "rope_theta": 10000.0, "rms_norm_eps": 1e-5,
-    "tie_word_embeddings": False, "bos_token_id": 256, "eos_token_id": 257,
+    "vocab_size": 512,
+    "hidden_size": 256,
+    "intermediate_size": 688,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 2048,
+    "rope_theta": 10000.0,
+    "rms_norm_eps": 1e-5,
+    "tie_word_embeddings": False,
+    "bos_token_id": 256,
+    "eos_token_id": 257,
 }
 
 
@@ -33,13 +42,23 @@ class LlamaConfig:
             self.num_key_value_heads = self.num_attention_heads
         if self.head_dim is None and self.num_attention_heads > 0:
             self.head_dim = self.hidden_size // self.num_attention_heads
-        for name in ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
-                     "num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings"):
+        for name in (
+            "vocab_size",
+            "hidden_size",
+            "intermediate_size",
+            "num_hidden_layers",
+            "num_attention_heads",
+            "num_key_value_heads",
+            "head_dim",
+            "max_position_embeddings",
+        ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.num_attention_heads % self.num_key_value_heads:
-            raise ValueError(f"num_attention_heads ({self.num_attention_heads}) must be divisible by "
-                             f"num_key_value_heads ({self.num_key_value_heads})")
+            raise ValueError(
+                f"num_attention_heads ({self.num_attention_heads}) must be divisible by "
+                f"num_key_value_heads ({self.num_key_value_heads})"
+            )
         if self.head_dim % 2:
             raise ValueError(f"head_dim must be even for rotary embeddings, got {self.head_dim}")
         rope_type = (self.rope_scaling or {}).get("rope_type", (self.rope_scaling or {}).get("type", "default"))

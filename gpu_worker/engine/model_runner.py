@@ -1,4 +1,5 @@
 """Turns one scheduled step into a flat token batch, runs the model over the paged KV pool, returns logits."""
+
 import torch
 
 from .context import PagedContext
@@ -21,17 +22,24 @@ class ModelRunner:
         input_ids, positions, slots, sample_index, prefill_meta = [], [], [], {}, []
         for seq, num_tokens in decodes + prefills:
             start, first = len(input_ids), seq.num_computed_tokens
-            input_ids.extend(seq.token_ids[first:first + num_tokens])
+            input_ids.extend(seq.token_ids[first : first + num_tokens])
             positions.extend(range(first, first + num_tokens))
-            slots.extend(seq.block_table[p // self.block_size] * self.block_size + p % self.block_size
-                         for p in range(first, first + num_tokens))
+            slots.extend(
+                seq.block_table[p // self.block_size] * self.block_size + p % self.block_size
+                for p in range(first, first + num_tokens)
+            )
             if num_tokens > 1:
                 table = torch.tensor(seq.block_table, dtype=torch.int32, device=self.device)
                 prefill_meta.append((start, num_tokens, first + num_tokens, table))
             if first + num_tokens == seq.num_tokens:
                 sample_index[seq.seq_id] = len(input_ids) - 1
-        context = PagedContext(self.kv_cache, torch.tensor(slots, device=self.device),
-                               self._decode_groups([seq for seq, _ in decodes]), prefill_meta, self.decode_attention)
+        context = PagedContext(
+            self.kv_cache,
+            torch.tensor(slots, device=self.device),
+            self._decode_groups([seq for seq, _ in decodes]),
+            prefill_meta,
+            self.decode_attention,
+        )
         ids = torch.tensor(input_ids, device=self.device)  # [T]
         hidden = self.model(ids, torch.tensor(positions, device=self.device), context)  # [T, hidden]
         rows = [sample_index[seq.seq_id] for seq, _ in scheduled if seq.seq_id in sample_index]
@@ -42,15 +50,22 @@ class ModelRunner:
         on CUDA, where the kernel pads nothing."""
         groups, start = [], 0
         for end in range(1, len(decodes) + 1):
-            split = self.device.type == "cpu" and end < len(decodes) and \
-                decodes[end].num_computed_tokens < 0.75 * decodes[start].num_computed_tokens
+            split = (
+                self.device.type == "cpu"
+                and end < len(decodes)
+                and decodes[end].num_computed_tokens < 0.75 * decodes[start].num_computed_tokens
+            )
             if end == len(decodes) or split:
                 group = decodes[start:end]
                 width = max(len(s.block_table) for s in group)
-                tables = torch.tensor([s.block_table + [0] * (width - len(s.block_table)) for s in group],
-                                      dtype=torch.int32, device=self.device)  # [n, width]
-                lens = torch.tensor([s.num_computed_tokens + 1 for s in group], dtype=torch.int32,
-                                    device=self.device)  # [n]
+                tables = torch.tensor(
+                    [s.block_table + [0] * (width - len(s.block_table)) for s in group],
+                    dtype=torch.int32,
+                    device=self.device,
+                )  # [n, width]
+                lens = torch.tensor(
+                    [s.num_computed_tokens + 1 for s in group], dtype=torch.int32, device=self.device
+                )  # [n]
                 groups.append((start, end, tables, lens))
                 start = end
         return groups

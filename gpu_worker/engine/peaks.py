@@ -4,18 +4,45 @@ GPUs: vendor data-sheet figures by model name (a measurement on a shared GPU wou
 CPU hosts have no data sheet we can trust, so the grader measures one thread (the sandbox runs learner
 code with one thread): a stream-like copy for bandwidth and a small matmul for compute, once per process.
 """
+
 import functools
 import time
 
 import torch
 
 # HBM peak in GB/s by device name (vendor data sheets); anything else is estimated from the memory clock.
-HBM_PEAK_GBPS = {"H200": 4800, "H100 SXM": 3350, "H100 80GB HBM3": 3350, "H100 PCIe": 2000, "H100 NVL": 3900,
-                 "A100-SXM4-80GB": 2039, "A100 80GB PCIe": 1935, "A100-SXM4-40GB": 1555, "A100-PCIE-40GB": 1555,
-                 "L40S": 864, "L4": 300, "A10": 600, "RTX 4090": 1008, "GH200": 4000, "B200": 8000}
+HBM_PEAK_GBPS = {
+    "H200": 4800,
+    "H100 SXM": 3350,
+    "H100 80GB HBM3": 3350,
+    "H100 PCIe": 2000,
+    "H100 NVL": 3900,
+    "A100-SXM4-80GB": 2039,
+    "A100 80GB PCIe": 1935,
+    "A100-SXM4-40GB": 1555,
+    "A100-PCIE-40GB": 1555,
+    "L40S": 864,
+    "L4": 300,
+    "A10": 600,
+    "RTX 4090": 1008,
+    "GH200": 4000,
+    "B200": 8000,
+}
 # Dense fp16 tensor-core peak in TFLOP/s (data sheets, without sparsity); the grader times fp16 on GPUs.
-FP16_PEAK_TFLOPS = {"H200": 989, "H100 SXM": 989, "H100 80GB HBM3": 989, "H100 PCIe": 756, "H100 NVL": 835,
-                    "A100": 312, "L40S": 362, "L4": 121, "A10": 125, "RTX 4090": 165, "GH200": 989, "B200": 2250}
+FP16_PEAK_TFLOPS = {
+    "H200": 989,
+    "H100 SXM": 989,
+    "H100 80GB HBM3": 989,
+    "H100 PCIe": 756,
+    "H100 NVL": 835,
+    "A100": 312,
+    "L40S": 362,
+    "L4": 121,
+    "A10": 125,
+    "RTX 4090": 165,
+    "GH200": 989,
+    "B200": 2250,
+}
 COPY_BYTES = 64 * 2**20
 MATMUL_SIZE = 512
 

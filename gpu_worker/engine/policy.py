@@ -64,8 +64,10 @@ def validate_decision(state: dict, reply) -> None:
     if len(schedule) > config["max_num_seqs"]:
         fail("max-num-seqs", f"{len(schedule)} requests scheduled, max_num_seqs is {config['max_num_seqs']}")
     if total_tokens > config["max_num_batched_tokens"]:
-        fail("max-num-batched-tokens",
-             f"{total_tokens} tokens scheduled, max_num_batched_tokens is {config['max_num_batched_tokens']}")
+        fail(
+            "max-num-batched-tokens",
+            f"{total_tokens} tokens scheduled, max_num_batched_tokens is {config['max_num_batched_tokens']}",
+        )
     if total_blocks > free:
         fail("out-of-blocks", f"the schedule needs {total_blocks} blocks, {free} are free")
 

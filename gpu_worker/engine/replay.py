@@ -1,5 +1,6 @@
 """Model-free replay of the scheduler contract for the scheduler lab: the engine's own scheduler and block
 accounting, with tokens that cost nothing, so a policy is judged on steps, latency in steps and memory."""
+
 import copy
 import statistics
 from dataclasses import dataclass, field
@@ -51,32 +52,52 @@ def _sequences(trace: list[dict]) -> list[Sequence]:
                 raise ValueError(f"trace entry {entry.get('id')!r}: {name} must be a positive int")
         if entry["output_len"] > entry["max_tokens"]:
             raise ValueError(f"trace entry {entry['id']!r}: output_len exceeds max_tokens")
-        seqs.append(Sequence(str(entry["id"]), str(entry["id"]), [0] * entry["prompt_len"], entry["prompt_len"],
-                             SamplingParams(max_tokens=entry["max_tokens"]), arrival_step=entry["arrival_step"],
-                             output_len=entry["output_len"]))
+        seqs.append(
+            Sequence(
+                str(entry["id"]),
+                str(entry["id"]),
+                [0] * entry["prompt_len"],
+                entry["prompt_len"],
+                SamplingParams(max_tokens=entry["max_tokens"]),
+                arrival_step=entry["arrival_step"],
+                output_len=entry["output_len"],
+            )
+        )
     return sorted(seqs, key=lambda s: s.arrival_step)
 
 
 def _summarize(result: ReplayResult, seqs: list[Sequence], num_steps: int) -> ReplayResult:
-    result.requests = [RequestRecord(s.seq_id, s.arrival_step, s.prompt_len, s.num_output_tokens,
-                                     s.finish_reason is not None,
-                                     s.token_steps[0] - s.arrival_step if s.token_steps else None,
-                                     [b - a for a, b in zip(s.token_steps, s.token_steps[1:])], s.num_preemptions)
-                       for s in seqs]
+    result.requests = [
+        RequestRecord(
+            s.seq_id,
+            s.arrival_step,
+            s.prompt_len,
+            s.num_output_tokens,
+            s.finish_reason is not None,
+            s.token_steps[0] - s.arrival_step if s.token_steps else None,
+            [b - a for a, b in zip(s.token_steps, s.token_steps[1:])],
+            s.num_preemptions,
+        )
+        for s in seqs
+    ]
     ttfts = [r.ttft_steps for r in result.requests if r.ttft_steps is not None]
     itls = [gap for r in result.requests for gap in r.itl_steps]
     output_tokens = sum(s.num_output_tokens for s in seqs)
     result.totals = {
-        "num_steps": num_steps, "finished": sum(r.finished for r in result.requests), "requests": len(seqs),
-        "output_tokens": output_tokens, "tokens_per_step": output_tokens / max(1, num_steps),
+        "num_steps": num_steps,
+        "finished": sum(r.finished for r in result.requests),
+        "requests": len(seqs),
+        "output_tokens": output_tokens,
+        "tokens_per_step": output_tokens / max(1, num_steps),
         "mean_ttft_steps": statistics.fmean(ttfts) if ttfts else None,
         "mean_itl_steps": statistics.fmean(itls) if itls else None,
         "max_itl_steps": max(itls) if itls else None,
         "preemptions": sum(r.num_preemptions for r in result.requests),
         "peak_blocks_used": max((s.blocks_used for s in result.steps), default=0),
         "mean_batch_size": statistics.fmean(s.batch_size for s in result.steps) if result.steps else 0.0,
-        "error": None if result.error is None else {"step": result.error.step, "rule": result.error.rule,
-                                                    "message": result.error.message},
+        "error": None
+        if result.error is None
+        else {"step": result.error.step, "rule": result.error.rule, "message": result.error.message},
     }
     return result
 
@@ -107,8 +128,17 @@ def replay(policy, trace: list[dict], config: dict, step_cap: int = 10_000) -> R
             seq.token_steps.append(step)
             if seq.num_output_tokens >= min(seq.output_len, seq.params.max_tokens):
                 scheduler.finish(seq, "eos" if seq.output_len < seq.params.max_tokens else "length")
-        result.steps.append(StepRecord(step, len(out.scheduled), sum(n for _, n in out.scheduled), pool.num_used,
-                                       len(out.preempted), len(scheduler.running), len(scheduler.waiting)))
+        result.steps.append(
+            StepRecord(
+                step,
+                len(out.scheduled),
+                sum(n for _, n in out.scheduled),
+                pool.num_used,
+                len(out.preempted),
+                len(scheduler.running),
+                len(scheduler.waiting),
+            )
+        )
         step += 1
     return _summarize(result, seqs, step)
 
@@ -133,8 +163,9 @@ def static_batching_replay(trace: list[dict], config: dict) -> ReplayResult:
                 seq.token_ids.append(0)
                 seq.token_steps.append(step)
             tokens = sum(s.prompt_len if s.num_output_tokens == 1 else 1 for s in active)
-            result.steps.append(StepRecord(step, len(active), tokens, reserved_blocks * len(batch),
-                                           0, len(batch), len(pending)))
+            result.steps.append(
+                StepRecord(step, len(active), tokens, reserved_blocks * len(batch), 0, len(batch), len(pending))
+            )
             active = [s for s in active if s.num_output_tokens < min(s.output_len, s.params.max_tokens)]
             step += 1
         for seq in batch:

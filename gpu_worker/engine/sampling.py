@@ -1,4 +1,5 @@
 """Sampling parameters and the sampler: greedy, temperature and top-p, reproducible per sequence with a seed."""
+
 from dataclasses import dataclass, field
 
 import torch

@@ -2,6 +2,7 @@
 
 The engine runs the model on what it returns; the scheduler lab's replay drives the same class with no model.
 """
+
 import copy
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -28,8 +29,17 @@ class SchedulerOutput:
 
 
 class Scheduler:
-    def __init__(self, pool: BlockPool, block_size: int, max_num_seqs: int, max_num_batched_tokens: int,
-                 policy, preemption_mode: str = "recompute", num_cpu_blocks: int = 0, kv_ops=None):
+    def __init__(
+        self,
+        pool: BlockPool,
+        block_size: int,
+        max_num_seqs: int,
+        max_num_batched_tokens: int,
+        policy,
+        preemption_mode: str = "recompute",
+        num_cpu_blocks: int = 0,
+        kv_ops=None,
+    ):
         self.pool, self.block_size, self.policy = pool, block_size, policy
         self.max_num_seqs, self.max_num_batched_tokens = max_num_seqs, max_num_batched_tokens
         self.preemption_mode = preemption_mode
@@ -60,9 +70,15 @@ class Scheduler:
         return hits
 
     def _request_view(self, seq: Sequence, computed: int, num_blocks: int) -> dict:
-        return {"id": seq.seq_id, "prompt_len": seq.prompt_len, "num_output_tokens": seq.num_output_tokens,
-                "num_computed_tokens": computed, "max_tokens": seq.params.max_tokens,
-                "arrival_step": seq.arrival_step, "num_blocks": num_blocks}
+        return {
+            "id": seq.seq_id,
+            "prompt_len": seq.prompt_len,
+            "num_output_tokens": seq.num_output_tokens,
+            "num_computed_tokens": computed,
+            "max_tokens": seq.params.max_tokens,
+            "arrival_step": seq.arrival_step,
+            "num_blocks": num_blocks,
+        }
 
     def _cow_blocks(self, seq: Sequence) -> int:
         index = seq.num_computed_tokens // self.block_size
@@ -88,10 +104,19 @@ class Scheduler:
             view["cow_blocks"] = self._cow_blocks(seq)
             view["freeable_blocks"] = sum(self.pool.ref_count(b) == 1 for b in seq.block_table)
             running.append(view)
-        config = {"max_num_seqs": self.max_num_seqs, "max_num_batched_tokens": self.max_num_batched_tokens,
-                  "block_size": self.block_size, "num_blocks": self.pool.num_blocks}
-        return {"config": config, "step": step, "free_blocks": self.pool.num_free,
-                "waiting": waiting, "running": running}
+        config = {
+            "max_num_seqs": self.max_num_seqs,
+            "max_num_batched_tokens": self.max_num_batched_tokens,
+            "block_size": self.block_size,
+            "num_blocks": self.pool.num_blocks,
+        }
+        return {
+            "config": config,
+            "step": step,
+            "free_blocks": self.pool.num_free,
+            "waiting": waiting,
+            "running": running,
+        }
 
     def schedule(self, step: int) -> SchedulerOutput:
         state = self.build_state(step)
@@ -109,6 +134,7 @@ class Scheduler:
 
         def held_after(block_id: int) -> int:
             return self.pool.ref_count(block_id) - released[block_id]
+
         available = self.pool.num_free + sum(held_after(b) == 0 for b in released)
         needed, reclaimed = 0, set()
         for req_id, num_tokens in reply["schedule"].items():
@@ -125,8 +151,9 @@ class Scheduler:
             else:
                 have, computed = len(seq.block_table), seq.num_computed_tokens
                 index = computed // self.block_size
-                needed += int(bool(computed % self.block_size) and index < have
-                              and held_after(seq.block_table[index]) > 1)  # copy-on-write
+                needed += int(
+                    bool(computed % self.block_size) and index < have and held_after(seq.block_table[index]) > 1
+                )  # copy-on-write
             needed += max(0, -(-(computed + num_tokens) // self.block_size) - have)
         return needed, available
 
@@ -153,9 +180,13 @@ class Scheduler:
         """Carry out a validated decision, all or nothing: the block count is checked before anything changes."""
         needed, available = self.block_budget(reply)
         if needed > available:
-            raise InvalidDecision(step, "out-of-blocks", f"the decision takes {needed} blocks, {available} are free "
-                                  "after its preemptions (a cached block a preemption frees and an admitted "
-                                  "request hits is taken back)")
+            raise InvalidDecision(
+                step,
+                "out-of-blocks",
+                f"the decision takes {needed} blocks, {available} are free "
+                "after its preemptions (a cached block a preemption frees and an admitted "
+                "request hits is taken back)",
+            )
         out = SchedulerOutput()
         by_id = {s.seq_id: s for s in (*self.waiting, *self.running)}
         for req_id in reply.get("preempt", []):

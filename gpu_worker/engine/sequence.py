@@ -1,4 +1,5 @@
 """One sequence's state: its tokens, how many are computed into the cache, its block table, its timings."""
+
 import enum
 from dataclasses import dataclass, field
 
@@ -50,7 +51,7 @@ class Sequence:
 
     @property
     def output_token_ids(self) -> list[int]:
-        return self.token_ids[self.prompt_len:]
+        return self.token_ids[self.prompt_len :]
 
     @property
     def num_tokens_to_compute(self) -> int:
@@ -61,9 +62,9 @@ class Sequence:
         while (len(self.block_hashes) + 1) * block_size <= upto_tokens:
             start = len(self.block_hashes) * block_size
             parent = self.block_hashes[-1] if self.block_hashes else None
-            block_tokens = tuple(self.token_ids[start:start + block_size])
+            block_tokens = tuple(self.token_ids[start : start + block_size])
             self.block_hashes.append(hash_block(parent, block_tokens, self.cache_salt))
-        return self.block_hashes[:upto_tokens // block_size]
+        return self.block_hashes[: upto_tokens // block_size]
 
     def block_tokens(self, index: int, block_size: int) -> tuple[int, ...]:
-        return tuple(self.token_ids[index * block_size:(index + 1) * block_size])
+        return tuple(self.token_ids[index * block_size : (index + 1) * block_size])

@@ -5,6 +5,7 @@ its shape, so a finished request's row is still computed (its output dropped) an
 until then. Same model and attention kernel as the paged engine (Triton on CUDA), so a ratio between
 the two measures batching, not kernels.
 """
+
 import time
 from collections import deque
 
@@ -20,8 +21,15 @@ from .sequence import Sequence, Status
 
 
 class StaticBatchEngine:
-    def __init__(self, model: LlamaForCausalLM, num_slots: int, max_model_len: int, block_size: int = 16,
-                 decode_attention=None, compute_finished_rows: bool = True):
+    def __init__(
+        self,
+        model: LlamaForCausalLM,
+        num_slots: int,
+        max_model_len: int,
+        block_size: int = 16,
+        decode_attention=None,
+        compute_finished_rows: bool = True,
+    ):
         if num_slots <= 0:
             raise ValueError(f"num_slots must be positive, got {num_slots} (the budget holds no max_model_len request)")
         self.model, self.num_slots, self.block_size = model, num_slots, block_size
@@ -29,7 +37,9 @@ class StaticBatchEngine:
         self.max_model_len = max_model_len
         self.compute_finished_rows = compute_finished_rows
         self.kv_cache = KVCache(model.config, num_slots * self.blocks_per_slot, block_size, model.dtype, model.device)
-        self.runner = ModelRunner(model, self.kv_cache, block_size, decode_attention or default_decode_attention(model.device))
+        self.runner = ModelRunner(
+            model, self.kv_cache, block_size, decode_attention or default_decode_attention(model.device)
+        )
         self.waiting: deque[Sequence] = deque()
         self.batch: list[Sequence] = []
         self.step_metrics: list[StepMetrics] = []
@@ -45,9 +55,18 @@ class StaticBatchEngine:
         if len(prompt_token_ids) + params.max_tokens > self.max_model_len:
             raise ValueError("prompt + max_tokens exceeds max_model_len")
         seq_id = f"s{len(self.waiting) + len(self.batch) + len(self.finished)}"
-        self.waiting.append(Sequence(seq_id, seq_id, list(prompt_token_ids), len(prompt_token_ids), params,
-                                     arrival_step=self.step_count, arrival_time=time.perf_counter(),
-                                     generator=make_generator(params, 0)))
+        self.waiting.append(
+            Sequence(
+                seq_id,
+                seq_id,
+                list(prompt_token_ids),
+                len(prompt_token_ids),
+                params,
+                arrival_step=self.step_count,
+                arrival_time=time.perf_counter(),
+                generator=make_generator(params, 0),
+            )
+        )
         return seq_id
 
     def has_unfinished_requests(self) -> bool:
@@ -73,15 +92,28 @@ class StaticBatchEngine:
             seq.token_times.append(time.perf_counter())
             seq.token_steps.append(self.step_count)
             token, params = seq.token_ids[-1], seq.params
-            stop = token in params.stop_token_ids or (not params.ignore_eos and token in self.model.config.eos_token_ids)
+            stop = token in params.stop_token_ids or (
+                not params.ignore_eos and token in self.model.config.eos_token_ids
+            )
             if stop or seq.num_output_tokens >= params.max_tokens:
                 seq.status, seq.finish_reason = Status.FINISHED, "stop" if stop else "length"
         held = sum(s.num_computed_tokens for s in self.batch)
-        self.step_metrics.append(StepMetrics(
-            step=self.step_count, duration_s=time.perf_counter() - started, batch_size=len(scheduled),
-            num_tokens=sum(n for _, n in scheduled), num_prefill_tokens=sum(n for _, n in scheduled if n > 1),
-            kv_blocks_used=len(self.batch) * self.blocks_per_slot, kv_tokens_held=held, kv_tokens_logical=held,
-            num_running=len(self.batch), num_waiting=len(self.waiting), num_preemptions=0, prefix_hit_tokens=0))
+        self.step_metrics.append(
+            StepMetrics(
+                step=self.step_count,
+                duration_s=time.perf_counter() - started,
+                batch_size=len(scheduled),
+                num_tokens=sum(n for _, n in scheduled),
+                num_prefill_tokens=sum(n for _, n in scheduled if n > 1),
+                kv_blocks_used=len(self.batch) * self.blocks_per_slot,
+                kv_tokens_held=held,
+                kv_tokens_logical=held,
+                num_running=len(self.batch),
+                num_waiting=len(self.waiting),
+                num_preemptions=0,
+                prefix_hit_tokens=0,
+            )
+        )
         if all(s.status == Status.FINISHED for s in self.batch):
             self.finished.extend(self.batch)
             self.batch = []

@@ -7,6 +7,7 @@ bandwidth. Two choices follow from that:
 - a long context is split across programs (split-K) so a small batch still fills the GPU; each split keeps an
   online-softmax partial (max, sum, unnormalised output) and a second kernel merges the splits.
 """
+
 import contextlib
 
 import torch
@@ -16,11 +17,35 @@ import triton.language as tl
 
 @triton.jit
 def _paged_decode_split_kernel(
-    query_ptr, key_ptr, value_ptr, tables_ptr, lens_ptr, part_out_ptr, part_max_ptr, part_sum_ptr, scale,
-    stride_qn, stride_qh, stride_kb, stride_ks, stride_kh, stride_vb, stride_vs, stride_vh, stride_tn,
-    stride_pn, stride_ph, stride_ps, split_tokens,
-    GROUP: tl.constexpr, BLOCK_G: tl.constexpr, BLOCK_SIZE: tl.constexpr, BLOCK_N: tl.constexpr,
-    HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr, PRECISION: tl.constexpr,
+    query_ptr,
+    key_ptr,
+    value_ptr,
+    tables_ptr,
+    lens_ptr,
+    part_out_ptr,
+    part_max_ptr,
+    part_sum_ptr,
+    scale,
+    stride_qn,
+    stride_qh,
+    stride_kb,
+    stride_ks,
+    stride_kh,
+    stride_vb,
+    stride_vs,
+    stride_vh,
+    stride_tn,
+    stride_pn,
+    stride_ph,
+    stride_ps,
+    split_tokens,
+    GROUP: tl.constexpr,
+    BLOCK_G: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    PRECISION: tl.constexpr,
 ):
     seq, kv_head, split = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     context_len = tl.load(lens_ptr + seq)
@@ -28,8 +53,11 @@ def _paged_decode_split_kernel(
     head_mask = tl.arange(0, BLOCK_G) < GROUP
     dims = tl.arange(0, BLOCK_D)
     dim_mask = dims < HEAD_DIM
-    q = tl.load(query_ptr + seq * stride_qn + heads[:, None] * stride_qh + dims[None, :],
-                mask=head_mask[:, None] & dim_mask[None, :], other=0.0)  # [BLOCK_G, BLOCK_D]
+    q = tl.load(
+        query_ptr + seq * stride_qn + heads[:, None] * stride_qh + dims[None, :],
+        mask=head_mask[:, None] & dim_mask[None, :],
+        other=0.0,
+    )  # [BLOCK_G, BLOCK_D]
     q = q.to(key_ptr.dtype.element_ty)
     running_max = tl.full([BLOCK_G], float("-inf"), tl.float32)
     running_sum = tl.zeros([BLOCK_G], dtype=tl.float32)
@@ -43,30 +71,45 @@ def _paged_decode_split_kernel(
         block = tl.load(tables_ptr + seq * stride_tn + tokens // BLOCK_SIZE, mask=valid, other=0).to(tl.int64)
         slot = tokens % BLOCK_SIZE
         mask = valid[:, None] & dim_mask[None, :]
-        k = tl.load(key_ptr + block[:, None] * stride_kb + slot[:, None] * stride_ks + kv_head * stride_kh
-                    + dims[None, :], mask=mask, other=0.0)  # [BLOCK_N, BLOCK_D]
+        k = tl.load(
+            key_ptr + block[:, None] * stride_kb + slot[:, None] * stride_ks + kv_head * stride_kh + dims[None, :],
+            mask=mask,
+            other=0.0,
+        )  # [BLOCK_N, BLOCK_D]
         scores = tl.dot(q, tl.trans(k), input_precision=PRECISION) * scale  # [BLOCK_G, BLOCK_N]
         scores = tl.where(valid[None, :], scores, float("-inf"))
         new_max = tl.maximum(running_max, tl.max(scores, axis=1))
         probs = tl.exp(scores - new_max[:, None])  # [BLOCK_G, BLOCK_N]
         correction = tl.exp(running_max - new_max)
-        v = tl.load(value_ptr + block[:, None] * stride_vb + slot[:, None] * stride_vs + kv_head * stride_vh
-                    + dims[None, :], mask=mask, other=0.0)  # [BLOCK_N, BLOCK_D]
+        v = tl.load(
+            value_ptr + block[:, None] * stride_vb + slot[:, None] * stride_vs + kv_head * stride_vh + dims[None, :],
+            mask=mask,
+            other=0.0,
+        )  # [BLOCK_N, BLOCK_D]
         acc = acc * correction[:, None] + tl.dot(probs.to(v.dtype), v, input_precision=PRECISION)
         running_sum = running_sum * correction + tl.sum(probs, axis=1)
         running_max = new_max
     part = seq * stride_pn + heads * stride_ph + split * stride_ps  # [BLOCK_G]
     tl.store(part_max_ptr + part, running_max, mask=head_mask)
     tl.store(part_sum_ptr + part, running_sum, mask=head_mask)
-    tl.store(part_out_ptr + part[:, None] * HEAD_DIM + dims[None, :], acc,
-             mask=head_mask[:, None] & dim_mask[None, :])
+    tl.store(part_out_ptr + part[:, None] * HEAD_DIM + dims[None, :], acc, mask=head_mask[:, None] & dim_mask[None, :])
 
 
 @triton.jit
 def _merge_splits_kernel(
-    part_out_ptr, part_max_ptr, part_sum_ptr, out_ptr, num_splits,
-    stride_pn, stride_ph, stride_ps, stride_on, stride_oh,
-    HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_SPLITS: tl.constexpr,
+    part_out_ptr,
+    part_max_ptr,
+    part_sum_ptr,
+    out_ptr,
+    num_splits,
+    stride_pn,
+    stride_ph,
+    stride_ps,
+    stride_on,
+    stride_oh,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    BLOCK_SPLITS: tl.constexpr,
 ):
     seq, head = tl.program_id(0), tl.program_id(1)
     splits = tl.arange(0, BLOCK_SPLITS)
@@ -78,8 +121,9 @@ def _merge_splits_kernel(
     sums = tl.load(part_sum_ptr + part, mask=split_mask, other=0.0)
     overall = tl.max(maxes, axis=0)
     weights = tl.where(split_mask & (maxes > float("-inf")), tl.exp(maxes - overall), 0.0)  # empty splits: 0
-    outs = tl.load(part_out_ptr + part[:, None] * HEAD_DIM + dims[None, :],
-                   mask=split_mask[:, None] & dim_mask[None, :], other=0.0)  # [BLOCK_SPLITS, BLOCK_D]
+    outs = tl.load(
+        part_out_ptr + part[:, None] * HEAD_DIM + dims[None, :], mask=split_mask[:, None] & dim_mask[None, :], other=0.0
+    )  # [BLOCK_SPLITS, BLOCK_D]
     out = tl.sum(outs * weights[:, None], axis=0) / tl.sum(sums * weights, axis=0)
     tl.store(out_ptr + seq * stride_on + head * stride_oh + dims, out.to(out_ptr.dtype.element_ty), mask=dim_mask)
 
@@ -91,8 +135,16 @@ def choose_splits(num_seqs: int, num_kv_heads: int, max_tokens: int, block_n: in
     return max(1, min(wanted, -(-max_tokens // block_n), 64))
 
 
-def paged_attention_decode_triton(query, key_cache, value_cache, block_tables, context_lens, scale,
-                                  num_splits: int | None = None, block_n: int | None = None) -> torch.Tensor:
+def paged_attention_decode_triton(
+    query,
+    key_cache,
+    value_cache,
+    block_tables,
+    context_lens,
+    scale,
+    num_splits: int | None = None,
+    block_n: int | None = None,
+) -> torch.Tensor:
     """query [N, H, D]; caches [num_blocks, block_size, KVH, D]; block_tables [N, M] int32; context_lens [N] int32.
 
     `num_splits` and `block_n` (tokens per tile, a power of two >= 16) default to a choice for the device."""
@@ -119,19 +171,49 @@ def paged_attention_decode_triton(query, key_cache, value_cache, block_tables, c
     fp32 = key_cache.dtype == torch.float32
     with torch.cuda.device(query.device) if query.is_cuda else contextlib.nullcontext():
         _paged_decode_split_kernel[(num_seqs, num_kv_heads, num_splits)](
-            query, key_cache, value_cache, block_tables, context_lens, part_out, part_max, part_sum, float(scale),
-            query.stride(0), query.stride(1), key_cache.stride(0), key_cache.stride(1), key_cache.stride(2),
-            value_cache.stride(0), value_cache.stride(1), value_cache.stride(2), block_tables.stride(0),
-            part_max.stride(0), part_max.stride(1), part_max.stride(2), split_tokens,
-            GROUP=group, BLOCK_G=max(16, triton.next_power_of_2(group)), BLOCK_SIZE=block_size, BLOCK_N=block_n,
-            HEAD_DIM=head_dim, BLOCK_D=max(16, triton.next_power_of_2(head_dim)),
+            query,
+            key_cache,
+            value_cache,
+            block_tables,
+            context_lens,
+            part_out,
+            part_max,
+            part_sum,
+            float(scale),
+            query.stride(0),
+            query.stride(1),
+            key_cache.stride(0),
+            key_cache.stride(1),
+            key_cache.stride(2),
+            value_cache.stride(0),
+            value_cache.stride(1),
+            value_cache.stride(2),
+            block_tables.stride(0),
+            part_max.stride(0),
+            part_max.stride(1),
+            part_max.stride(2),
+            split_tokens,
+            GROUP=group,
+            BLOCK_G=max(16, triton.next_power_of_2(group)),
+            BLOCK_SIZE=block_size,
+            BLOCK_N=block_n,
+            HEAD_DIM=head_dim,
+            BLOCK_D=max(16, triton.next_power_of_2(head_dim)),
             PRECISION="ieee" if fp32 else "tf32",
         )
         _merge_splits_kernel[(num_seqs, num_heads)](
-            part_out, part_max, part_sum, out, num_splits,
-            part_max.stride(0), part_max.stride(1), part_max.stride(2), out.stride(0), out.stride(1),
-            HEAD_DIM=head_dim, BLOCK_D=triton.next_power_of_2(head_dim),
+            part_out,
+            part_max,
+            part_sum,
+            out,
+            num_splits,
+            part_max.stride(0),
+            part_max.stride(1),
+            part_max.stride(2),
+            out.stride(0),
+            out.stride(1),
+            HEAD_DIM=head_dim,
+            BLOCK_D=triton.next_power_of_2(head_dim),
             BLOCK_SPLITS=max(2, triton.next_power_of_2(num_splits)),
         )
     return out
-

@@ -6,6 +6,7 @@ attention; it takes whichever is longer at datasheet peaks (989 TFLOP/s dense BF
 launch overhead, no efficiency factor: the numbers are a floor, and the ridge point falls where the roofline
 section of the course puts it (about 295 FLOPs per byte).
 """
+
 from dataclasses import dataclass
 
 PEAK_FLOPS = 989e12
@@ -31,8 +32,9 @@ def step_seconds(scheduled: list[tuple[int, int]], model: ModeledModel = LLAMA3_
         return 0.0
     tokens = sum(new for new, _ in scheduled)
     # each new token attends to the context before it and itself: QK^T and AV, 2 FLOPs a multiply-add
-    attention = sum(4 * model.num_layers * model.hidden_size * new * (context - (new - 1) / 2)
-                    for new, context in scheduled)
+    attention = sum(
+        4 * model.num_layers * model.hidden_size * new * (context - (new - 1) / 2) for new, context in scheduled
+    )
     flops = 2 * model.params * tokens + attention
     kv_read = sum(context for _, context in scheduled) * model.kv_bytes_per_token
     weights = model.params * model.dtype_bytes

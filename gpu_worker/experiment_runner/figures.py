@@ -2,16 +2,23 @@
 
 Layouts autosize and keep legends under the plot, so a figure reads on a 390 px phone.
 """
+
 from .summary import percentile, request_latencies
 
 MAX_POINTS = 400  # per series; the page stays light even for the longest allowed run
 
 
 def _layout(title: str, x_title: str, y_title: str, **extra) -> dict:
-    return {"title": {"text": title}, "autosize": True, "height": 340,
-            "margin": {"l": 55, "r": 15, "t": 45, "b": 45},
-            "legend": {"orientation": "h", "y": -0.25},
-            "xaxis": {"title": {"text": x_title}}, "yaxis": {"title": {"text": y_title}}, **extra}
+    return {
+        "title": {"text": title},
+        "autosize": True,
+        "height": 340,
+        "margin": {"l": 55, "r": 15, "t": 45, "b": 45},
+        "legend": {"orientation": "h", "y": -0.25},
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}},
+        **extra,
+    }
 
 
 def _cdf(values_ms: list[float]) -> tuple[list[float], list[float]]:
@@ -24,15 +31,29 @@ def _cdf(values_ms: list[float]) -> tuple[list[float], list[float]]:
 
 
 def _slo_line(x: float) -> dict:
-    return {"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper",
-            "line": {"dash": "dash", "color": "#c0392b"}}
+    return {
+        "type": "line",
+        "x0": x,
+        "x1": x,
+        "y0": 0,
+        "y1": 1,
+        "yref": "paper",
+        "line": {"dash": "dash", "color": "#c0392b"},
+    }
 
 
 def _cdf_figure(title: str, values_ms: list[float], slo_ms: float) -> dict:
     x, y = _cdf(values_ms)
-    return {"data": [{"type": "scatter", "mode": "lines", "line": {"shape": "hv"}, "name": title, "x": x, "y": y}],
-            "layout": _layout(title, "milliseconds (dashed: SLO target)", "share of samples at or below",
-                              shapes=[_slo_line(slo_ms)], showlegend=False)}
+    return {
+        "data": [{"type": "scatter", "mode": "lines", "line": {"shape": "hv"}, "name": title, "x": x, "y": y}],
+        "layout": _layout(
+            title,
+            "milliseconds (dashed: SLO target)",
+            "share of samples at or below",
+            shapes=[_slo_line(slo_ms)],
+            showlegend=False,
+        ),
+    }
 
 
 def _thin(samples: list[dict]) -> list[dict]:
@@ -53,23 +74,53 @@ def figures(knobs: dict, seqs: list, samples: list[dict], num_blocks: int) -> li
     thinned = _thin([{**s, "preempted_so_far": c} for s, c in zip(samples, cumulative)])
     t = [round(s["t"], 4) for s in thinned]
     return [
-        {"title": "Time to first token", "figure": _cdf_figure(
-            "Time to first token (CDF)", [l["ttft_s"] * 1000 for l in latencies], knobs["slo_ttft_ms"])},
-        {"title": "Inter-token latency", "figure": _cdf_figure(
-            "Inter-token latency (CDF)", [gap * 1000 for l in latencies for gap in l["itl_s"]], knobs["slo_itl_ms"])},
-        {"title": "KV cache usage", "figure": {
-            "data": [_series("KV blocks in use", t, [s["kv_blocks_used"] / num_blocks for s in thinned],
-                             fill="tozeroy")],
-            "layout": _layout("KV cache usage over time", "seconds", "share of KV blocks",
-                              yaxis={"range": [0, 1.05], "title": {"text": "share of KV blocks"}})}},
-        {"title": "Queues and preemptions", "figure": {
-            "data": [_series("running", t, [s["running"] for s in thinned]),
-                     _series("waiting", t, [s["waiting"] for s in thinned]),
-                     _series("preemptions so far", t, [s["preempted_so_far"] for s in thinned],
-                             line={"dash": "dot"})],
-            "layout": _layout("Queues and preemptions over time", "seconds", "requests")}},
-        {"title": "Tokens per step", "figure": {
-            "data": [_series("prefill tokens", t, [s["prefill_tokens"] for s in thinned]),
-                     _series("decode tokens", t, [s["tokens"] - s["prefill_tokens"] for s in thinned])],
-            "layout": _layout("Tokens per step", "seconds", "tokens (their sum is capped)")}},
+        {
+            "title": "Time to first token",
+            "figure": _cdf_figure(
+                "Time to first token (CDF)", [latency["ttft_s"] * 1000 for latency in latencies], knobs["slo_ttft_ms"]
+            ),
+        },
+        {
+            "title": "Inter-token latency",
+            "figure": _cdf_figure(
+                "Inter-token latency (CDF)",
+                [gap * 1000 for latency in latencies for gap in latency["itl_s"]],
+                knobs["slo_itl_ms"],
+            ),
+        },
+        {
+            "title": "KV cache usage",
+            "figure": {
+                "data": [
+                    _series("KV blocks in use", t, [s["kv_blocks_used"] / num_blocks for s in thinned], fill="tozeroy")
+                ],
+                "layout": _layout(
+                    "KV cache usage over time",
+                    "seconds",
+                    "share of KV blocks",
+                    yaxis={"range": [0, 1.05], "title": {"text": "share of KV blocks"}},
+                ),
+            },
+        },
+        {
+            "title": "Queues and preemptions",
+            "figure": {
+                "data": [
+                    _series("running", t, [s["running"] for s in thinned]),
+                    _series("waiting", t, [s["waiting"] for s in thinned]),
+                    _series("preemptions so far", t, [s["preempted_so_far"] for s in thinned], line={"dash": "dot"}),
+                ],
+                "layout": _layout("Queues and preemptions over time", "seconds", "requests"),
+            },
+        },
+        {
+            "title": "Tokens per step",
+            "figure": {
+                "data": [
+                    _series("prefill tokens", t, [s["prefill_tokens"] for s in thinned]),
+                    _series("decode tokens", t, [s["tokens"] - s["prefill_tokens"] for s in thinned]),
+                ],
+                "layout": _layout("Tokens per step", "seconds", "tokens (their sum is capped)"),
+            },
+        },
     ]

@@ -3,6 +3,7 @@
 This is vLLM's behaviour with `enable_chunked_prefill=False` (the V0 scheduler): waiting prompts that fit
 go first, in arrival order, and only a step with no prompt to admit decodes the running requests.
 """
+
 from gpu_worker.engine.policy import blocks_needed, reference_policy, tokens_needed
 
 

@@ -3,22 +3,26 @@
 Time is the worker's wall clock, or (knob `clock`) the roofline model in cost_model.py applied to the
 engine's real schedule.
 """
+
 import time
 from functools import lru_cache
 
 import torch
 
+from gpu_worker.contract.knobs import KnobError, normalize
+from gpu_worker.contract.workload import MAX_MODEL_LEN, make_requests
 from gpu_worker.engine import EngineConfig, LLMEngine, SamplingParams, load_model
 from gpu_worker.engine.engine import size_kv_pool
 
 from .cost_model import step_seconds
 from .figures import figures
-from gpu_worker.contract.knobs import KnobError, normalize
 from .policy import whole_prompt_policy
 from .summary import summarize
-from gpu_worker.contract.workload import MAX_MODEL_LEN, make_requests
 
-CLOCK_NAMES = {"worker": "the worker's clock (CPU time of one thread on a CPU worker, wall time on a GPU)", "h100-model": "a roofline model of Llama-3-8B on one H100"}
+CLOCK_NAMES = {
+    "worker": "the worker's clock (CPU time of one thread on a CPU worker, wall time on a GPU)",
+    "h100-model": "a roofline model of Llama-3-8B on one H100",
+}
 MAX_WALL_S = 60.0  # a run that still goes past this is stopped; the bounds in contract/knobs.py keep it far away
 MAX_KV_TOKENS_ON_GPU = 1 << 20  # gpu_memory_utilization on a big device would size a pool nobody fills
 
@@ -31,15 +35,22 @@ def tiny_model():
 def build_engine(knobs: dict) -> LLMEngine:
     model = tiny_model()
     block_size = knobs["block_size"]
-    config = EngineConfig(block_size=block_size, max_num_seqs=knobs["max_num_seqs"],
-                          max_num_batched_tokens=knobs["max_num_batched_tokens"], max_model_len=MAX_MODEL_LEN,
-                          num_gpu_blocks=knobs["kv_tokens"] // block_size,
-                          enable_prefix_caching=knobs["enable_prefix_caching"],
-                          policy=None if knobs["enable_chunked_prefill"] else whole_prompt_policy)
+    config = EngineConfig(
+        block_size=block_size,
+        max_num_seqs=knobs["max_num_seqs"],
+        max_num_batched_tokens=knobs["max_num_batched_tokens"],
+        max_model_len=MAX_MODEL_LEN,
+        num_gpu_blocks=knobs["kv_tokens"] // block_size,
+        enable_prefix_caching=knobs["enable_prefix_caching"],
+        policy=None if knobs["enable_chunked_prefill"] else whole_prompt_policy,
+    )
     if knobs["gpu_memory_utilization"] is not None:
         if model.device.type != "cuda":
-            raise KnobError("gpu_memory_utilization", "applies on a GPU worker only; this one runs on CPU, so "
-                            "set the KV budget in tokens (kv_tokens) instead")
+            raise KnobError(
+                "gpu_memory_utilization",
+                "applies on a GPU worker only; this one runs on CPU, so "
+                "set the KV budget in tokens (kv_tokens) instead",
+            )
         config.num_gpu_blocks = None
         config.gpu_memory_utilization = knobs["gpu_memory_utilization"]
         config.num_gpu_blocks = min(size_kv_pool(model, config), MAX_KV_TOKENS_ON_GPU // block_size)
@@ -85,8 +96,9 @@ def drive(engine: LLMEngine, requests, modeled: bool) -> tuple[list, list[dict]]
     while pending or engine.has_unfinished_requests():
         while pending and pending[0][1].arrival_s <= clock.now():
             index, request = pending.pop(0)
-            engine.add_request(request.prompt, SamplingParams(max_tokens=request.output_len, ignore_eos=True),
-                               request_id=f"r{index}")
+            engine.add_request(
+                request.prompt, SamplingParams(max_tokens=request.output_len, ignore_eos=True), request_id=f"r{index}"
+            )
             engine.requests[f"r{index}"][0].arrival_time = request.arrival_s
         if not engine.has_unfinished_requests():
             clock.skip_to(pending[0][1].arrival_s)
@@ -98,14 +110,25 @@ def drive(engine: LLMEngine, requests, modeled: bool) -> tuple[list, list[dict]]
         for output in outputs:
             engine.requests[output.request_id][0].token_times[-1] = now
         step = engine.step_metrics[-1]
-        samples.append({"t": now, "kv_blocks_used": step.kv_blocks_used, "tokens": step.num_tokens,
-                        "prefill_tokens": step.num_prefill_tokens, "running": step.num_running,
-                        "waiting": step.num_waiting, "preemptions": step.num_preemptions,
-                        "prefix_hit_tokens": step.prefix_hit_tokens})
+        samples.append(
+            {
+                "t": now,
+                "kv_blocks_used": step.kv_blocks_used,
+                "tokens": step.num_tokens,
+                "prefill_tokens": step.num_prefill_tokens,
+                "running": step.num_running,
+                "waiting": step.num_waiting,
+                "preemptions": step.num_preemptions,
+                "prefix_hit_tokens": step.prefix_hit_tokens,
+            }
+        )
         idle = idle + 1 if step.batch_size == 0 else 0
         if idle >= 200 or time.perf_counter() - wall_started > MAX_WALL_S:
-            raise RuntimeError("the engine stopped making progress" if idle >= 200 else
-                               f"the run passed {MAX_WALL_S:.0f} s of worker time and was stopped")
+            raise RuntimeError(
+                "the engine stopped making progress"
+                if idle >= 200
+                else f"the run passed {MAX_WALL_S:.0f} s of worker time and was stopped"
+            )
     seqs = [engine.requests[f"r{index}"][0] for index in range(len(requests))]
     return seqs, samples
 
@@ -129,6 +152,11 @@ def run_experiment(config: dict) -> dict:
         torch.set_num_threads(threads)
     metrics = summarize(knobs, seqs, samples, engine.num_blocks)
     metrics["worker_s"] = worker_s
-    return {"ok": True, "config": knobs, "metrics": metrics, "figures": figures(knobs, seqs, samples,
-                                                                               engine.num_blocks),
-            "device": str(engine.model.device), "clock": CLOCK_NAMES[knobs["clock"]]}
+    return {
+        "ok": True,
+        "config": knobs,
+        "metrics": metrics,
+        "figures": figures(knobs, seqs, samples, engine.num_blocks),
+        "device": str(engine.model.device),
+        "clock": CLOCK_NAMES[knobs["clock"]],
+    }

@@ -1,10 +1,12 @@
 """The Celery task `wire.RUN_EXPERIMENT` (the grading queue), registered on whichever app runs the worker."""
+
 from gpu_worker.contract import wire
 
 
 def experiment_result(experiment_id: int, config) -> dict:
     """The run's JSON with the id the web side needs to ingest it; bad knobs become an error, never a crash."""
     from gpu_worker.contract.knobs import KnobError
+
     from .run import run_experiment
 
     try:

@@ -1,4 +1,5 @@
 """Helpers every grader shares: run one check against learner code, compare values, build plot dicts."""
+
 from gpu_worker.sandbox import LearnerError
 
 
@@ -30,12 +31,20 @@ def figure(title: str, traces: list[dict], x_title: str, y_title: str, **layout)
 
     The page prints `title` above the plot, so the layout carries none (it would show twice); the
     legend sits in a row above the plot area, clear of both axis titles."""
-    return {"title": title, "figure": {"data": traces, "layout": {
-        "xaxis": {"title": {"text": x_title}}, "yaxis": {"title": {"text": y_title}},
-        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
-        "margin": {"t": 40}, **layout}}}
+    return {
+        "title": title,
+        "figure": {
+            "data": traces,
+            "layout": {
+                "xaxis": {"title": {"text": x_title}},
+                "yaxis": {"title": {"text": y_title}},
+                "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
+                "margin": {"t": 40},
+                **layout,
+            },
+        },
+    }
 
 
 def line(name: str, x: list, y: list, dash: str = "solid", **extra) -> dict:
-    return {"type": "scatter", "mode": "lines+markers", "name": name, "x": x, "y": y,
-            "line": {"dash": dash}, **extra}
+    return {"type": "scatter", "mode": "lines+markers", "name": name, "x": x, "y": y, "line": {"dash": dash}, **extra}

@@ -1,8 +1,9 @@
 """Grader for `kv-sizing`: KV bytes per token, blocks that fit, and concurrent sequences, checked exactly."""
+
 import random
 
-from gpu_worker.contract import lab_limits
 from gpu_worker.contract import kv as sizing
+from gpu_worker.contract import lab_limits
 from gpu_worker.graders.cases import attempt, exact_int, figure, line
 from gpu_worker.sandbox import LearnerError
 
@@ -13,13 +14,27 @@ GIB = 1024**3
 
 # Published shapes of well-known models (facts): used by public cases and the plot.
 MODELS = {
-    "llama-3-8b (GQA)": {"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-                         "hidden_size": 4096},
+    "llama-3-8b (GQA)": {
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "hidden_size": 4096,
+    },
     "llama-2-7b (MHA)": {"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096},
-    "falcon-7b (MQA)": {"num_hidden_layers": 32, "num_attention_heads": 71, "num_key_value_heads": 1,
-                        "hidden_size": 4544, "head_dim": 64},
-    "gemma-7b (head_dim 256)": {"num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 16,
-                                "hidden_size": 3072, "head_dim": 256},
+    "falcon-7b (MQA)": {
+        "num_hidden_layers": 32,
+        "num_attention_heads": 71,
+        "num_key_value_heads": 1,
+        "hidden_size": 4544,
+        "head_dim": 64,
+    },
+    "gemma-7b (head_dim 256)": {
+        "num_hidden_layers": 28,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "hidden_size": 3072,
+        "head_dim": 256,
+    },
 }
 
 
@@ -45,8 +60,11 @@ def hidden_cases(rng: random.Random) -> list[tuple[str, str, tuple]]:
         heads = rng.choice([8, 12, 16, 32, 40, 64, 96])
         kv_heads = {"mha": heads, "gqa": heads // rng.choice([2, 4, 8] if heads % 8 == 0 else [2, 4]), "mqa": 1}[kind]
         head_dim = rng.choice([64, 80, 96, 128, 256])
-        config = {"num_hidden_layers": rng.randint(2, 96), "num_attention_heads": heads,
-                  "hidden_size": heads * head_dim}
+        config = {
+            "num_hidden_layers": rng.randint(2, 96),
+            "num_attention_heads": heads,
+            "hidden_size": heads * head_dim,
+        }
         if kind != "mha" or rng.random() < 0.5:
             config["num_key_value_heads"] = kv_heads
         if index % 4 == 1:  # explicit head_dim that differs from hidden_size // heads
@@ -59,8 +77,13 @@ def hidden_cases(rng: random.Random) -> list[tuple[str, str, tuple]]:
         activations = rng.randrange(0, 4 * GIB)
         block_size = rng.choice([8, 16, 32])
         per_token = 2 * rng.randint(1, 80) * rng.choice([1, 2, 8]) * 128 * rng.choice([1, 2, 4])
-        cases.append((f"blocks-{index:02d}", "num_gpu_blocks",
-                      (memory, utilization, weights, activations, block_size, per_token)))
+        cases.append(
+            (
+                f"blocks-{index:02d}",
+                "num_gpu_blocks",
+                (memory, utilization, weights, activations, block_size, per_token),
+            )
+        )
     exact = rng.randint(1, 4) * 16 * 37  # enough memory for exactly 0 blocks after weights: edge of zero
     cases.append(("blocks-exactly-none-left", "num_gpu_blocks", (exact * 2, 0.5, exact, 0, 16, 1024)))
     for index in range(8):
@@ -116,9 +139,24 @@ def _plot(session, report) -> None:
             trace.update(marker={"color": color}, legendgroup=model)
         traces += pair
     labels = [f"{c // 1024}K" if c >= 1024 else str(c) for c in contexts]
-    report.plots.append(figure(
-        "KV cache per sequence (fp16)", traces, "context length (tokens)", "KV cache per sequence (MiB)",
-        xaxis={"title": {"text": "context length (tokens, log scale)"}, "type": "log", "tickvals": contexts,
-               "ticktext": labels, "minor": {"showgrid": False}},
-        yaxis={"title": {"text": "KV cache per sequence (MiB, log scale)"}, "type": "log", "dtick": 1,
-               "minor": {"showgrid": False}}))
+    report.plots.append(
+        figure(
+            "KV cache per sequence (fp16)",
+            traces,
+            "context length (tokens)",
+            "KV cache per sequence (MiB)",
+            xaxis={
+                "title": {"text": "context length (tokens, log scale)"},
+                "type": "log",
+                "tickvals": contexts,
+                "ticktext": labels,
+                "minor": {"showgrid": False},
+            },
+            yaxis={
+                "title": {"text": "KV cache per sequence (MiB, log scale)"},
+                "type": "log",
+                "dtick": 1,
+                "minor": {"showgrid": False},
+            },
+        )
+    )

@@ -1,4 +1,5 @@
 """Grader for `paged-attention`: the learner's decode attention against the torch reference, then inside the engine."""
+
 import random
 import statistics
 import time
@@ -46,13 +47,20 @@ def run_tests(session, report, rng: random.Random) -> None:
         args = paged_inputs.build(case, rng.randrange(2**31), dtype)
         expected = reference_attention(*[a.to(dev) if isinstance(a, torch.Tensor) else a for a in args]).cpu()
         atol, rtol = TOLERANCE[dtype]
-        attempt(report, name, lambda: paged_inputs.compare(
-            session.call("paged_attention_decode", *args, device=dev), expected, atol, rtol))
+        attempt(
+            report,
+            name,
+            lambda: paged_inputs.compare(
+                session.call("paged_attention_decode", *args, device=dev), expected, atol, rtol
+            ),
+        )
     report.metrics["device"] = dev
     if report.hidden_included:
         from gpu_worker.graders.paged_engine import engine_check
-        attempt(report, "engine-generates-same-tokens", lambda: engine_check(session, report, rng, dev),
-                message_public=True)  # says which token differs: nothing about the hidden cases
+
+        attempt(
+            report, "engine-generates-same-tokens", lambda: engine_check(session, report, rng, dev), message_public=True
+        )  # says which token differs: nothing about the hidden cases
     if all(test.passed for test in report.tests.values()):
         _timing(session, report, rng, dev)
 
@@ -78,19 +86,37 @@ def _timing(session, report, rng: random.Random, dev: str) -> None:
         except LearnerError as error:
             report.metrics["timing_note"] = f"timing stopped: {error.message.splitlines()[0]}"
             break
-        reference.append(median_ms(_time_reference([a.to(dev) if isinstance(a, torch.Tensor) else a
-                                                    for a in args], dev), digits=4))
+        reference.append(
+            median_ms(_time_reference([a.to(dev) if isinstance(a, torch.Tensor) else a for a in args], dev), digits=4)
+        )
     if not yours:
         return
-    contexts = list(TIMING_CONTEXTS[:len(yours)])
-    report.metrics.update({"median_ms": yours[-1], "reference_ms": reference[-1],
-                           "timing_context": contexts[-1], "timing_batch": 4,
-                           "speed_ratio": round(reference[-1] / yours[-1], 3) if yours[-1] else None})
-    report.plots.append(figure("Decode attention latency (batch 4, 8 heads)", [
-        line("yours", contexts, yours), line("torch reference", contexts, reference, "dash")],
-        "context length (tokens)", "median latency (ms)"))
-    add_roofline(report, case=timing_case(contexts[-1]), element_bytes=dtype.itemsize, dev=dev,
-                 yours_ms=yours[-1], reference_ms=reference[-1])
+    contexts = list(TIMING_CONTEXTS[: len(yours)])
+    report.metrics.update(
+        {
+            "median_ms": yours[-1],
+            "reference_ms": reference[-1],
+            "timing_context": contexts[-1],
+            "timing_batch": 4,
+            "speed_ratio": round(reference[-1] / yours[-1], 3) if yours[-1] else None,
+        }
+    )
+    report.plots.append(
+        figure(
+            "Decode attention latency (batch 4, 8 heads)",
+            [line("yours", contexts, yours), line("torch reference", contexts, reference, "dash")],
+            "context length (tokens)",
+            "median latency (ms)",
+        )
+    )
+    add_roofline(
+        report,
+        case=timing_case(contexts[-1]),
+        element_bytes=dtype.itemsize,
+        dev=dev,
+        yours_ms=yours[-1],
+        reference_ms=reference[-1],
+    )
 
 
 def timing_case(context: int) -> paged_inputs.PagedCase:

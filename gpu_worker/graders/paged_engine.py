@@ -1,4 +1,5 @@
 """The `paged-attention` end-to-end check: the reference engine decodes with the learner's function (over RPC)."""
+
 import random
 
 import torch
@@ -19,22 +20,35 @@ class WrongOutput(Exception):
 
 def _learner_attention(session, dev: str):
     """decode_attention for the engine: each call goes to the sandbox, the answer is checked for shape and dtype."""
+
     def attention(query, key_cache, value_cache, block_tables, context_lens, scale):
-        got = session.call("paged_attention_decode", query, key_cache, value_cache, block_tables, context_lens,
-                           scale, device=dev)
+        got = session.call(
+            "paged_attention_decode", query, key_cache, value_cache, block_tables, context_lens, scale, device=dev
+        )
         expected_shape = torch.empty(query.shape, dtype=query.dtype)
-        ok, message = compare(got, expected_shape, float("inf"), 0.0) if isinstance(got, torch.Tensor) else (
-            False, f"returned {type(got).__name__}")
+        ok, message = (
+            compare(got, expected_shape, float("inf"), 0.0)
+            if isinstance(got, torch.Tensor)
+            else (False, f"returned {type(got).__name__}")
+        )
         if not ok and "max abs error" not in message:
             raise WrongOutput(message)
         return got.to(query.device)
+
     return attention
 
 
 def _run(model, attention, prompts, params) -> tuple[list, list]:
-    engine = LLMEngine(model, EngineConfig(block_size=BLOCK_SIZE, num_gpu_blocks=NUM_BLOCKS,
-                                           max_model_len=MAX_MODEL_LEN, decode_attention=attention,
-                                           enable_prefix_caching=False))
+    engine = LLMEngine(
+        model,
+        EngineConfig(
+            block_size=BLOCK_SIZE,
+            num_gpu_blocks=NUM_BLOCKS,
+            max_model_len=MAX_MODEL_LEN,
+            decode_attention=attention,
+            enable_prefix_caching=False,
+        ),
+    )
     return engine.generate(prompts, params), engine.step_metrics
 
 
@@ -63,6 +77,14 @@ def _plot_memory(report, model, steps) -> None:
     x = [s.step for s in steps]
     paged = [s.kv_blocks_used * BLOCK_SIZE * per_token / 2**10 for s in steps]
     contiguous = [s.num_running * MAX_MODEL_LEN * per_token / 2**10 for s in steps]
-    report.plots.append(figure("KV memory: paged blocks vs contiguous reservation", [
-        line("paged (blocks in use)", x, paged), line(f"contiguous (max_model_len={MAX_MODEL_LEN})", x, contiguous,
-                                                        "dash")], "engine step", "KiB"))
+    report.plots.append(
+        figure(
+            "KV memory: paged blocks vs contiguous reservation",
+            [
+                line("paged (blocks in use)", x, paged),
+                line(f"contiguous (max_model_len={MAX_MODEL_LEN})", x, contiguous, "dash"),
+            ],
+            "engine step",
+            "KiB",
+        )
+    )

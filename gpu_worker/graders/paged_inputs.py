@@ -1,4 +1,5 @@
 """Input cases for `paged-attention`: shuffled block tables, poisoned padding and unused slots, GQA, odd lengths."""
+
 import random
 from dataclasses import dataclass
 
@@ -37,7 +38,7 @@ def build(case: PagedCase, seed: int, dtype=torch.float32, device="cpu") -> tupl
     key_cache = torch.full(shape, POISON_KEY)  # [num_blocks, block_size, KVH, D]
     value_cache = torch.full(shape, POISON_VALUE)
     tables = torch.empty(case.num_seqs, max_blocks, dtype=torch.int32)  # [N, max_blocks]
-    spare = physical[sum(blocks_per_seq):]
+    spare = physical[sum(blocks_per_seq) :]
     for seq, (length, count) in enumerate(zip(case.context_lens, blocks_per_seq)):
         owned, physical = physical[:count], physical[count:]
         for logical, block in enumerate(owned):
@@ -53,8 +54,14 @@ def build(case: PagedCase, seed: int, dtype=torch.float32, device="cpu") -> tupl
     query = torch.randn(case.num_seqs, heads, case.head_dim, generator=generator)  # [N, H, D]
     lens = torch.tensor(case.context_lens, dtype=torch.int32)  # [N]
     to = dict(device=device)
-    return (query.to(dtype=dtype, **to), key_cache.to(dtype=dtype, **to), value_cache.to(dtype=dtype, **to),
-            tables.to(**to), lens.to(**to), case.head_dim ** -0.5)
+    return (
+        query.to(dtype=dtype, **to),
+        key_cache.to(dtype=dtype, **to),
+        value_cache.to(dtype=dtype, **to),
+        tables.to(**to),
+        lens.to(**to),
+        case.head_dim**-0.5,
+    )
 
 
 def public_cases() -> list[PagedCase]:
@@ -71,11 +78,21 @@ def hidden_cases(rng: random.Random) -> list[PagedCase]:
     for group in (1, 4, 8):
         for block_size in (8, 16, 32):
             num_seqs = rng.randint(1, 6)
-            lens = [rng.choice([1, block_size - 1, block_size + 1, rng.randint(2, 6 * block_size)])
-                    for _ in range(num_seqs)]
-            cases.append(PagedCase(f"gqa{group}-bs{block_size}", num_seqs, rng.choice([1, 2, 4]), group,
-                                   rng.choice([32, 64, 128]), block_size, tuple(lens),
-                                   padding=rng.choice(["poison", "poison", "out-of-range"])))
+            lens = [
+                rng.choice([1, block_size - 1, block_size + 1, rng.randint(2, 6 * block_size)]) for _ in range(num_seqs)
+            ]
+            cases.append(
+                PagedCase(
+                    f"gqa{group}-bs{block_size}",
+                    num_seqs,
+                    rng.choice([1, 2, 4]),
+                    group,
+                    rng.choice([32, 64, 128]),
+                    block_size,
+                    tuple(lens),
+                    padding=rng.choice(["poison", "poison", "out-of-range"]),
+                )
+            )
     cases.append(PagedCase("long-context", 2, 2, 4, 64, 16, (rng.randint(400, 700), rng.randint(1, 50))))
     cases.append(PagedCase("many-single-tokens", 8, 1, 8, 32, 32, (1,) * 8))
     return cases
@@ -92,8 +109,9 @@ def compare(got, expected: torch.Tensor, atol: float, rtol: float) -> tuple[bool
     if not isinstance(got, torch.Tensor):
         return False, f"returned {type(got).__name__}; the contract asks for a torch.Tensor"
     if tuple(got.shape) != tuple(expected.shape):
-        return False, (f"returned shape {tuple(got.shape)}, expected {tuple(expected.shape)} "
-                       "[num_seqs, num_heads, head_dim]")
+        return False, (
+            f"returned shape {tuple(got.shape)}, expected {tuple(expected.shape)} [num_seqs, num_heads, head_dim]"
+        )
     if got.dtype != expected.dtype:
         return False, f"returned dtype {got.dtype}; the contract asks for the query's dtype {expected.dtype}"
     if not torch.isfinite(got.float()).all():

@@ -5,6 +5,7 @@ head, so its arithmetic intensity is fixed by the shape (2 x query heads per KV 
 far left of the ridge, so the memory roof is the bound that matters and the share of peak bandwidth says
 how close a kernel gets.
 """
+
 import math
 
 from gpu_worker.engine.peaks import device_peaks
@@ -13,8 +14,9 @@ from gpu_worker.graders.cases import figure
 TITLE = "Your kernel on the roofline"
 
 
-def decode_traffic(*, num_seqs: int, num_kv_heads: int, group: int, head_dim: int, context_len: int,
-                   element_bytes: int) -> tuple[int, int]:
+def decode_traffic(
+    *, num_seqs: int, num_kv_heads: int, group: int, head_dim: int, context_len: int, element_bytes: int
+) -> tuple[int, int]:
     """(unique KV bytes read, FLOPs) for one decode step: K and V once each; q.k and p.v per query head
     and token, 2 FLOPs per multiply-add (softmax's few FLOPs per token are left out, as is usual)."""
     tokens = num_seqs * context_len
@@ -32,21 +34,39 @@ def add_roofline(report, *, case, element_bytes: int, dev: str, yours_ms, refere
         peaks = device_peaks(dev)
         if not peaks or not _positive(peaks["gbps"]):
             return
-        kv_bytes, flops = decode_traffic(num_seqs=case.num_seqs, num_kv_heads=case.num_kv_heads, group=case.group,
-                                         head_dim=case.head_dim, context_len=max(case.context_lens),
-                                         element_bytes=element_bytes)
+        kv_bytes, flops = decode_traffic(
+            num_seqs=case.num_seqs,
+            num_kv_heads=case.num_kv_heads,
+            group=case.group,
+            head_dim=case.head_dim,
+            context_len=max(case.context_lens),
+            element_bytes=element_bytes,
+        )
         intensity = flops / kv_bytes
         achieved = kv_bytes / (yours_ms / 1e3) / 1e9
-        report.metrics.update({
-            "achieved_gbps": _figures(achieved), "peak_gbps": _figures(peaks["gbps"]),
-            "bandwidth_share": _figures(achieved / peaks["gbps"]), "arithmetic_intensity": _figures(intensity),
-            "peak_source": peaks["source"], "reference_gbps": _figures(kv_bytes / (reference_ms / 1e3) / 1e9)})
+        report.metrics.update(
+            {
+                "achieved_gbps": _figures(achieved),
+                "peak_gbps": _figures(peaks["gbps"]),
+                "bandwidth_share": _figures(achieved / peaks["gbps"]),
+                "arithmetic_intensity": _figures(intensity),
+                "peak_source": peaks["source"],
+                "reference_gbps": _figures(kv_bytes / (reference_ms / 1e3) / 1e9),
+            }
+        )
         if _positive(peaks["gflops"]):
             report.metrics["peak_gflops"] = _figures(peaks["gflops"])
         report.plots.append(_figure(peaks, intensity, flops, yours_ms, reference_ms))
-    except Exception:  # noqa: BLE001 - a broken plot must cost the learner a figure, never the grade
-        for key in ("achieved_gbps", "peak_gbps", "bandwidth_share", "arithmetic_intensity", "peak_source",
-                    "reference_gbps", "peak_gflops"):
+    except Exception:
+        for key in (
+            "achieved_gbps",
+            "peak_gbps",
+            "bandwidth_share",
+            "arithmetic_intensity",
+            "peak_source",
+            "reference_gbps",
+            "peak_gflops",
+        ):
             report.metrics.pop(key, None)
         report.plots[:] = [plot for plot in report.plots if plot.get("title") != TITLE]
 
@@ -71,9 +91,14 @@ def _figure(peaks: dict, intensity: float, flops: int, yours_ms: float, referenc
         roof_x, roof_y = [left, right], [gbps * left, gbps * right]
     source = "measured, one thread" if peaks["source"] == "measured" else "data sheet"
     traces = [
-        {"type": "scatter", "mode": "lines", "name": f"roof: {gbps:.0f} GB/s"
-         + (f", {gflops:.0f} GFLOP/s" if ridge else "") + f" ({source})", "x": roof_x, "y": roof_y,
-         "line": {"color": "#888"}},
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": f"roof: {gbps:.0f} GB/s" + (f", {gflops:.0f} GFLOP/s" if ridge else "") + f" ({source})",
+            "x": roof_x,
+            "y": roof_y,
+            "line": {"color": "#888"},
+        },
         _point("yours", intensity, yours, "circle", yours_ms, "middle left"),
         _point("torch reference", intensity, reference, "diamond", reference_ms, "middle right"),
     ]
@@ -84,6 +109,14 @@ def _figure(peaks: dict, intensity: float, flops: int, yours_ms: float, referenc
 
 
 def _point(name: str, x: float, y: float, symbol: str, ms: float, side: str) -> dict:
-    return {"type": "scatter", "mode": "markers+text", "name": name, "x": [x], "y": [y], "text": [name],
-            "textposition": side, "marker": {"size": 11, "symbol": symbol},
-            "hovertemplate": f"{name}: %{{y:.3g}} GFLOP/s at %{{x:.3g}} FLOP/byte, {ms:.3g} ms<extra></extra>"}
+    return {
+        "type": "scatter",
+        "mode": "markers+text",
+        "name": name,
+        "x": [x],
+        "y": [y],
+        "text": [name],
+        "textposition": side,
+        "marker": {"size": 11, "symbol": symbol},
+        "hovertemplate": f"{name}: %{{y:.3g}} GFLOP/s at %{{x:.3g}} FLOP/byte, {ms:.3g} ms<extra></extra>",
+    }

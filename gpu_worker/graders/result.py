@@ -1,4 +1,5 @@
 """Verdicts, per-test results and the result JSON a run hands back to the web side."""
+
 from dataclasses import dataclass
 
 from gpu_worker.contract import MODES, VERDICTS, ZERO_SCORE_VERDICTS
@@ -49,8 +50,15 @@ class Report:
             raise ValueError(f"test {name!r} declared twice")
         self.tests[name] = TestResult(name, visibility, weight)
 
-    def record(self, name: str, passed: bool, message: str = "", verdict: str = "wrong_answer",
-               credit: float = 1.0, message_public: bool = False) -> None:
+    def record(
+        self,
+        name: str,
+        passed: bool,
+        message: str = "",
+        verdict: str = "wrong_answer",
+        credit: float = 1.0,
+        message_public: bool = False,
+    ) -> None:
         if not 0.0 <= credit <= 1.0:
             raise ValueError(f"credit must be in [0, 1], got {credit}")
         test = self.tests[name]
@@ -67,8 +75,14 @@ class Report:
             if test.name == running:
                 self.record(test.name, False, message, verdict, message_public=True)
             else:
-                self.record(test.name, False, f"not run: the run stopped at test {running}" if running
-                            else "not run: the run stopped before this test", verdict)
+                self.record(
+                    test.name,
+                    False,
+                    f"not run: the run stopped at test {running}"
+                    if running
+                    else "not run: the run stopped before this test",
+                    verdict,
+                )
         self.fail(verdict, f"test {running}: {message}" if running else message)
 
     def fail(self, verdict: str, message: str) -> None:
@@ -106,16 +120,31 @@ class Report:
             share = test.weight / total
             gained = share * test.credit if test.passed else 0.0
             earned += gained
-            tests.append({
-                "name": test.name, "visibility": test.visibility, "passed": bool(test.passed),
-                "score": round(gained, 6) if scored else None, "max_score": round(share, 6) if scored else None,
-                "message": test.message if self._shown(test) else "",
-            })
+            tests.append(
+                {
+                    "name": test.name,
+                    "visibility": test.visibility,
+                    "passed": bool(test.passed),
+                    "score": round(gained, 6) if scored else None,
+                    "max_score": round(share, 6) if scored else None,
+                    "message": test.message if self._shown(test) else "",
+                }
+            )
         score = None
         if scored:
             score = 0.0 if verdict in ZERO_SCORE_VERDICTS else round(earned, 4)
         stdout = self.stdout if len(self.stdout) <= STDOUT_CAP else self.stdout[:STDOUT_CAP] + "\n... (truncated)"
-        return {"submission_id": self.submission_id, "lab": self.lab, "mode": self.mode, "verdict": verdict,
-                "score": score, "max_score": 1.0 if scored else None, "message": message, "tests": tests,
-                "metrics": self.metrics, "plots": self.plots, "stdout": stdout,
-                "worker": self.worker}
+        return {
+            "submission_id": self.submission_id,
+            "lab": self.lab,
+            "mode": self.mode,
+            "verdict": verdict,
+            "score": score,
+            "max_score": 1.0 if scored else None,
+            "message": message,
+            "tests": tests,
+            "metrics": self.metrics,
+            "plots": self.plots,
+            "stdout": stdout,
+            "worker": self.worker,
+        }

@@ -3,6 +3,7 @@
 Each rank is a sandbox of its own holding only its own shard; every message goes through the
 grader's relay (ring_relay.py), which counts the bytes and times the exchange.
 """
+
 import ast
 import math
 import random
@@ -10,8 +11,8 @@ from pathlib import Path
 
 import torch
 
-from gpu_worker.contract import lab_limits
 from gpu_worker.collectives.bandwidth import algbw_gbps, busbw_gbps
+from gpu_worker.contract import lab_limits
 from gpu_worker.graders import ring_baseline
 from gpu_worker.graders.cases import figure, line
 from gpu_worker.graders.ring_relay import Relay
@@ -26,15 +27,28 @@ CASE_TIMEOUT_S = 8.0  # one exchange; a deadlock is reported after this
 PUBLIC_SIZES = {2: 8, 3: 7, 4: 1}
 TIMED_S = 0.03  # per size: enough repeats of a small all-reduce to fill this much time
 BANDWIDTH_SIZES = (1024, 16384, 262144, 1048576)  # float32 elements: 4 KiB .. 4 MiB
-LIBRARY_COLLECTIVES = {"all_reduce", "allreduce", "all_gather", "allgather", "all_gather_into_tensor",
-                       "reduce_scatter", "reduce_scatter_tensor", "broadcast", "all_to_all", "all_to_all_single",
-                       "reduce", "gather", "scatter", "all_reduce_coalesced", "_allreduce_base"}
+LIBRARY_COLLECTIVES = {
+    "all_reduce",
+    "allreduce",
+    "all_gather",
+    "allgather",
+    "all_gather_into_tensor",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "broadcast",
+    "all_to_all",
+    "all_to_all_single",
+    "reduce",
+    "gather",
+    "scatter",
+    "all_reduce_coalesced",
+    "_allreduce_base",
+}
 
 
 def session_options() -> dict:
     """Bind only the rank side of the relay into each sandbox; it switches torch.distributed off first."""
-    return {"file_binds": {"ring_rank.py": Path(__file__).resolve().parent / "ring_rank.py"},
-            "preload": ["ring_rank"]}
+    return {"file_binds": {"ring_rank.py": Path(__file__).resolve().parent / "ring_rank.py"}, "preload": ["ring_rank"]}
 
 
 def library_calls(source: str) -> list[str]:
@@ -67,15 +81,17 @@ def bytes_bound(numel: int, world_size: int, element_size: int = 4) -> int:
 
 def _shards(world_size: int, numel: int, integers: bool) -> list:
     """world_size x [numel]: integer-valued floats sum exactly in any order."""
-    return [(torch.randint(-100, 100, (numel,)).float() if integers else torch.randn(numel))
-            for _ in range(world_size)]
+    return [(torch.randint(-100, 100, (numel,)).float() if integers else torch.randn(numel)) for _ in range(world_size)]
 
 
 def run_tests(sessions: list, report, rng: random.Random) -> None:
     named = library_calls(sessions[0].source)
     if named:
-        report.fail("rejected", f"uses the library's collectives ({', '.join(named)}); build the all-reduce from "
-                                "comm.send / comm.recv / comm.isend / comm.irecv")
+        report.fail(
+            "rejected",
+            f"uses the library's collectives ({', '.join(named)}); build the all-reduce from "
+            "comm.send / comm.recv / comm.isend / comm.irecv",
+        )
         return
     sizes = tuple(BANDWIDTH_SIZES) if report.hidden_included else ()
     if sizes:
@@ -89,12 +105,17 @@ def run_tests(sessions: list, report, rng: random.Random) -> None:
         report.current = name
         exchange = relay.run(shards, timeout=CASE_TIMEOUT_S)
         if exchange.timed_out or exchange.killed:
-            _stopped(report, name, exchange, [later for _, (later, _, _) in plan[index + 1:]])
+            _stopped(report, name, exchange, [later for _, (later, _, _) in plan[index + 1 :]])
             return
         passed, message, verdict = _judge(exchange, shards, numel)
         report.record(name, passed, message, verdict)
-        exchanges[name] = {"ranks": world_size, "bytes_sent": exchange.sent_bytes, "messages": exchange.messages,
-                           "steps": exchange.steps, "ring_steps": 2 * (world_size - 1)}
+        exchanges[name] = {
+            "ranks": world_size,
+            "bytes_sent": exchange.sent_bytes,
+            "messages": exchange.messages,
+            "steps": exchange.steps,
+            "ring_steps": 2 * (world_size - 1),
+        }
     report.metrics["bytes_bound"] = "2(N-1) * ceil(K/N) * element_size per rank"
     report.metrics["exchanges"] = {name: row for name, row in exchanges.items() if not name.startswith("hidden-")}
     if sizes and all(test.passed for test in report.tests.values()):
@@ -103,10 +124,21 @@ def run_tests(sessions: list, report, rng: random.Random) -> None:
 
 def _stopped(report, name: str, exchange, later: list[str]) -> None:
     """A time limit: the test that hung says which ranks waited on whom; the tests after it did not run."""
-    waits = "; ".join(f"rank {rank} in recv from {', '.join(map(str, sources)) or 'nobody'}"
-                      for rank, sources in exchange.waiting.items()) or "every rank still computing"
-    message = (f"no result after {CASE_TIMEOUT_S:g} s ({waits}); a deadlock? every rank waiting in recv "
-               "before any rank sends") if exchange.timed_out else "a rank stopped answering and was ended"
+    waits = (
+        "; ".join(
+            f"rank {rank} in recv from {', '.join(map(str, sources)) or 'nobody'}"
+            for rank, sources in exchange.waiting.items()
+        )
+        or "every rank still computing"
+    )
+    message = (
+        (
+            f"no result after {CASE_TIMEOUT_S:g} s ({waits}); a deadlock? every rank waiting in recv "
+            "before any rank sends"
+        )
+        if exchange.timed_out
+        else "a rank stopped answering and was ended"
+    )
     report.record(name, False, message, "time_limit", message_public=True)
     for other in later:
         report.record(other, False, f"not run: test {name} hit the time limit", "time_limit")
@@ -140,13 +172,25 @@ def _judge(exchange, shards: list, numel: int) -> tuple[bool, str, str]:
         close = torch.equal(tensor, expected) if exact else torch.allclose(tensor, expected, atol=1e-5, rtol=1e-5)
         if not close:
             where = int((tensor - expected).abs().argmax())
-            return False, (f"rank {rank}: element {where} is {float(tensor[where]):g}, the sum over ranks is "
-                           f"{float(expected[where]):g}"), "wrong_answer"
+            return (
+                False,
+                (
+                    f"rank {rank}: element {where} is {float(tensor[where]):g}, the sum over ranks is "
+                    f"{float(expected[where]):g}"
+                ),
+                "wrong_answer",
+            )
     bound = bytes_bound(numel, world_size)
     for rank, count in enumerate(exchange.sent_bytes):
         if count > bound:
-            return False, (f"rank {rank} sent {count} bytes; a ring sends at most {bound} "
-                           f"(2(N-1)/N of the {numel * 4}-byte tensor, rounded up to whole chunks)"), "wrong_answer"
+            return (
+                False,
+                (
+                    f"rank {rank} sent {count} bytes; a ring sends at most {bound} "
+                    f"(2(N-1)/N of the {numel * 4}-byte tensor, rounded up to whole chunks)"
+                ),
+                "wrong_answer",
+            )
     return True, "", ""
 
 
@@ -158,8 +202,13 @@ def _timed(relay, shards: list, expected, repeats: int) -> float | None:
         return None
     world_size, numel = len(shards), shards[0].numel()
     results = [exchange.results.get(rank) for rank in range(world_size)]
-    if not all(isinstance(got, torch.Tensor) and got.shape == expected.shape and got.dtype == expected.dtype
-               and torch.equal(got, expected) for got in results):
+    if not all(
+        isinstance(got, torch.Tensor)
+        and got.shape == expected.shape
+        and got.dtype == expected.dtype
+        and torch.equal(got, expected)
+        for got in results
+    ):
         return None
     if sum(exchange.sent_bytes) < repeats * 2 * (world_size - 1) * (numel // world_size) * 4:
         return None
@@ -172,7 +221,7 @@ def _bandwidth(report, relay, sizes: tuple) -> None:
     world_size = RANKS
     try:
         library = ring_baseline.library_seconds(world_size, sizes)
-    except Exception as error:  # noqa: BLE001 - the table is extra; the tests already judged
+    except Exception as error:
         report.metrics["bandwidth_error"] = f"the library baseline did not run ({type(error).__name__})"
         return
     table = []
@@ -183,22 +232,42 @@ def _bandwidth(report, relay, sizes: tuple) -> None:
         if yours is not None and yours < TIMED_S:  # too short to time alone: repeat it to fill TIMED_S
             yours = _timed(relay, shards, expected, repeats=min(20, math.ceil(TIMED_S / max(yours, 1e-6))))
         if yours is None:
-            report.metrics["bandwidth_error"] = (f"at {numel} elements the ranks did not complete the timed "
-                                                 "all-reduces (wrong result or too few bytes moved)")
+            report.metrics["bandwidth_error"] = (
+                f"at {numel} elements the ranks did not complete the timed "
+                "all-reduces (wrong result or too few bytes moved)"
+            )
             return
         size = numel * 4
-        table.append({"size": size, "count": numel, "type": "float", "ranks": world_size,
-                      "time_us": round(yours * 1e6, 1), "algbw": round(algbw_gbps(size, yours), 4),
-                      "busbw": round(busbw_gbps("all_reduce", size, yours, world_size), 4),
-                      "library_time_us": round(library[numel] * 1e6, 1),
-                      "library_busbw": round(busbw_gbps("all_reduce", size, library[numel], world_size), 4)})
+        table.append(
+            {
+                "size": size,
+                "count": numel,
+                "type": "float",
+                "ranks": world_size,
+                "time_us": round(yours * 1e6, 1),
+                "algbw": round(algbw_gbps(size, yours), 4),
+                "busbw": round(busbw_gbps("all_reduce", size, yours, world_size), 4),
+                "library_time_us": round(library[numel] * 1e6, 1),
+                "library_busbw": round(busbw_gbps("all_reduce", size, library[numel], world_size), 4),
+            }
+        )
     report.metrics["bandwidth"] = table
     report.metrics["device"] = "cpu"
-    report.metrics["bandwidth_note"] = ("your ring: grader's clock around each exchange, every message through "
-                                        "the grader's relay; library: torch.distributed all_reduce on gloo")
+    report.metrics["bandwidth_note"] = (
+        "your ring: grader's clock around each exchange, every message through "
+        "the grader's relay; library: torch.distributed all_reduce on gloo"
+    )
     sizes_bytes = [row["size"] for row in table]
-    report.plots.append(figure(f"All-reduce bus bandwidth, {world_size} ranks", [
-        line("your ring (through the grader's relay)", sizes_bytes, [row["busbw"] for row in table]),
-        line("library all_reduce (gloo)", sizes_bytes, [row["library_busbw"] for row in table], "dash")],
-        "message size (bytes)", "busbw (GB/s)", xaxis={"title": {"text": "message size (bytes)"}, "type": "log"},
-        yaxis={"title": {"text": "busbw (GB/s)"}, "type": "log"}))
+    report.plots.append(
+        figure(
+            f"All-reduce bus bandwidth, {world_size} ranks",
+            [
+                line("your ring (through the grader's relay)", sizes_bytes, [row["busbw"] for row in table]),
+                line("library all_reduce (gloo)", sizes_bytes, [row["library_busbw"] for row in table], "dash"),
+            ],
+            "message size (bytes)",
+            "busbw (GB/s)",
+            xaxis={"title": {"text": "message size (bytes)"}, "type": "log"},
+            yaxis={"title": {"text": "busbw (GB/s)"}, "type": "log"},
+        )
+    )

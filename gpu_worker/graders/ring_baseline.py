@@ -1,6 +1,7 @@
 """The library all-reduce the ring lab compares against: trusted ranks (our code, no learner code),
 on gloo, timed by those ranks. Measured once per worker process and kept, since it does not
 depend on the submission."""
+
 import threading
 
 import torch
@@ -15,6 +16,7 @@ _lock = threading.Lock()
 
 def _time_library(comm, sizes: list[int]) -> list[tuple[int, float]]:
     import torch.distributed as dist
+
     rows = []
     for numel in sizes:
         tensor = torch.ones(numel, dtype=torch.float32)  # [numel]
@@ -27,8 +29,7 @@ def library_seconds(world_size: int, sizes: tuple[int, ...], timeout: float = 60
     key = (world_size, tuple(sizes))
     with _lock:
         if key not in _cache:
-            _cache[key] = launch(_time_library, world_size, args=(list(sizes),), timeout=timeout,
-                                 backend=BACKEND)[0]
+            _cache[key] = launch(_time_library, world_size, args=(list(sizes),), timeout=timeout, backend=BACKEND)[0]
         return dict(_cache[key])
 
 
@@ -42,5 +43,5 @@ def warm_in_background(world_size: int, sizes: tuple[int, ...]) -> threading.Thr
 def _quiet(function, *args) -> None:
     try:
         function(*args)
-    except Exception:  # noqa: BLE001 - library_seconds raises again when the grader asks
+    except Exception:
         pass

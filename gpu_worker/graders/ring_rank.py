@@ -5,6 +5,7 @@ which relays every message to the destination rank and counts it; there is no ot
 between ranks (no process group, separate sandboxes). Nothing here is trusted: a learner may
 replace all of it, and can still only reach other ranks through the grader.
 """
+
 import itertools
 import sys
 
@@ -44,6 +45,7 @@ class RelayComm:
 
     def __init__(self, rank: int, world_size: int, fds: tuple[int, int], exchange: int = 0):
         import torch
+
         self.rank, self.world_size, self.device = rank, world_size, torch.device("cpu")
         self._in, self._out = fds
         self._exchange = exchange
@@ -56,8 +58,11 @@ class RelayComm:
         self._check(tensor, dst, "dst")
         dtype = str(tensor.dtype).removeprefix("torch.")
         raw = tensor.detach().cpu().contiguous().view(-1).view(__import__("torch").uint8).numpy()
-        channel.send_raw(self._out, {"op": "send", "dst": int(dst), "tag": int(tag), "dtype": dtype,
-                                     "numel": tensor.numel()}, memoryview(raw))
+        channel.send_raw(
+            self._out,
+            {"op": "send", "dst": int(dst), "tag": int(tag), "dtype": dtype, "numel": tensor.numel()},
+            memoryview(raw),
+        )
         return Handle()
 
     def recv(self, tensor, src: int, tag: int = 0) -> None:
@@ -77,6 +82,7 @@ class RelayComm:
 
     def _complete(self, request: int, tensor) -> None:
         import torch
+
         while request not in self._arrived:
             _, header, payload = channel.receive_frame(self._in)
             if header.get("op") == "abort" and header.get("exchange") == self._exchange:
@@ -84,16 +90,19 @@ class RelayComm:
             self._arrived[header.get("id")] = (header, payload)
         header, payload = self._arrived.pop(request)
         if header["dtype"] != str(tensor.dtype).removeprefix("torch.") or header["numel"] != tensor.numel():
-            raise ValueError(f"recv: rank {header['src']} sent {header['numel']} x {header['dtype']}, "
-                             f"this tensor holds {tensor.numel()} x {str(tensor.dtype).removeprefix('torch.')}")
+            raise ValueError(
+                f"recv: rank {header['src']} sent {header['numel']} x {header['dtype']}, "
+                f"this tensor holds {tensor.numel()} x {str(tensor.dtype).removeprefix('torch.')}"
+            )
         if payload:
             incoming = torch.frombuffer(bytearray(payload), dtype=torch.uint8).view(tensor.dtype)
             tensor.view(-1).copy_(incoming)
 
     def _check(self, tensor, peer, what: str) -> None:
         if isinstance(peer, bool) or not isinstance(peer, int) or not 0 <= peer < self.world_size or peer == self.rank:
-            raise ValueError(f"{what}={peer!r} is not another rank of a world of {self.world_size} "
-                             f"(this is rank {self.rank})")
+            raise ValueError(
+                f"{what}={peer!r} is not another rank of a world of {self.world_size} (this is rank {self.rank})"
+            )
         if not tensor.is_contiguous():
             raise ValueError("send/recv need a contiguous tensor; use .contiguous() or a slice of a flat tensor")
         if str(tensor.dtype).removeprefix("torch.") not in DTYPES:
@@ -110,14 +119,23 @@ def prepare() -> None:
 
     def refusal(name):
         def refuse(*args, **kwargs):
-            raise ForbiddenCall(f"torch.distributed.{name} is not available in this lab: each rank runs alone "
-                                "and talks to the others through comm.send / recv / isend / irecv only")
+            raise ForbiddenCall(
+                f"torch.distributed.{name} is not available in this lab: each rank runs alone "
+                "and talks to the others through comm.send / recv / isend / irecv only"
+            )
+
         return refuse
+
     for module in (dist, c10d):
         for name in dir(module):
             value = getattr(module, name)
-            if not name.startswith("__") and callable(value) and not isinstance(value, type) and name not in (
-                    "is_available", "is_initialized") and getattr(value, "__module__", "").startswith("torch"):
+            if (
+                not name.startswith("__")
+                and callable(value)
+                and not isinstance(value, type)
+                and name not in ("is_available", "is_initialized")
+                and getattr(value, "__module__", "").startswith("torch")
+            ):
                 setattr(module, name, refusal(name.lstrip("_")))
 
 

@@ -5,6 +5,7 @@ grader; its `comm.recv` asks the grader for the matching message. The relay forw
 bytes and messages each rank sends, tracks the longest chain of dependent messages (the steps),
 and times the whole exchange with its own clock. Nothing a rank reports about itself is used.
 """
+
 import fcntl
 import os
 import select
@@ -15,8 +16,17 @@ from dataclasses import dataclass, field
 from gpu_worker.sandbox import channel
 from gpu_worker.sandbox.session import LearnerError, LearnerSession, answer_or_raise
 
-ELEMENT_SIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "int16": 2,
-                "int8": 1, "uint8": 1}
+ELEMENT_SIZE = {
+    "float32": 4,
+    "float64": 8,
+    "float16": 2,
+    "bfloat16": 2,
+    "int32": 4,
+    "int64": 8,
+    "int16": 2,
+    "int8": 1,
+    "uint8": 1,
+}
 MAX_FRAME = 64 << 20
 MAX_BUFFERED = 512 << 20  # bytes sent and not yet received, over all ranks: beyond this a rank is refused
 MAX_TAG = 1 << 16
@@ -32,6 +42,7 @@ class ProtocolError(Exception):
 @dataclass
 class Exchange:
     """What the relay saw of one call of `ring_all_reduce` on every rank (`repeats` times in a row)."""
+
     world_size: int
     results: dict = field(default_factory=dict)  # rank -> what it returned (its tensor)
     errors: dict = field(default_factory=dict)  # rank -> LearnerError
@@ -94,8 +105,10 @@ class Relay:
                     self._kill(exchange, open_ranks)
                     return
                 exchange.timed_out = True
-                exchange.waiting = {dst: sorted(src for (src, d, _), ids in self._pending.items() if d == dst and ids)
-                                    for dst in sorted(open_ranks)}
+                exchange.waiting = {
+                    dst: sorted(src for (src, d, _), ids in self._pending.items() if d == dst and ids)
+                    for dst in sorted(open_ranks)
+                }
                 deadline = time.monotonic() + ABORT_GRACE_S
                 continue
             live = [rank for rank in range(exchange.world_size) if self.sessions[rank].exit is None]
@@ -115,7 +128,7 @@ class Relay:
 
     def _write(self, rank: int, fd: int) -> None:
         try:
-            written = os.write(fd, memoryview(self._out[rank])[:1 << 20])
+            written = os.write(fd, memoryview(self._out[rank])[: 1 << 20])
         except BlockingIOError:
             return
         del self._out[rank][:written]
@@ -134,7 +147,9 @@ class Relay:
                     try:
                         self._relay(rank, header, payload, exchange)
                     except ProtocolError as error:  # the rank runs on until it answers; nothing more is relayed
-                        exchange.errors[rank] = LearnerError("runtime_error", f"the grader's relay refused what this rank wrote: {error}")
+                        exchange.errors[rank] = LearnerError(
+                            "runtime_error", f"the grader's relay refused what this rank wrote: {error}"
+                        )
                         self._refused.add(rank)
             elif rank in open_ranks:  # the answer to the call (a second one is a leftover: ignored)
                 open_ranks.discard(rank)
@@ -160,8 +175,11 @@ class Relay:
             dst, dtype, numel = header.get("dst"), header.get("dtype"), header.get("numel")
             if not _small_int(dst, world_size) or dst == rank:
                 raise ProtocolError(f"send to {dst!r}, which is not another rank of a world of {world_size}")
-            if dtype not in ELEMENT_SIZE or not _small_int(numel, MAX_FRAME) or numel * ELEMENT_SIZE[dtype] != len(
-                    payload):
+            if (
+                dtype not in ELEMENT_SIZE
+                or not _small_int(numel, MAX_FRAME)
+                or numel * ELEMENT_SIZE[dtype] != len(payload)
+            ):
                 raise ProtocolError("a send frame whose size does not match its dtype and element count")
             if self._buffered + sum(map(len, self._out)) + len(payload) > MAX_BUFFERED:
                 raise ProtocolError(f"more than {MAX_BUFFERED >> 20} MiB sent that no rank has received")
@@ -187,8 +205,9 @@ class Relay:
             (clock, dtype, numel, payload), request = messages.popleft(), requests.popleft()
             self._clock[dst] = max(self._clock[dst], clock)
             self._buffered -= len(payload)
-            self._out[dst] += channel.pack_raw({"op": "deliver", "id": request, "src": src, "tag": tag,
-                                                "dtype": dtype, "numel": numel}, payload)
+            self._out[dst] += channel.pack_raw(
+                {"op": "deliver", "id": request, "src": src, "tag": tag, "dtype": dtype, "numel": numel}, payload
+            )
 
     def _kill(self, exchange: Exchange, open_ranks: set) -> None:
         exchange.killed = True

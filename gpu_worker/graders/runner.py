@@ -1,4 +1,5 @@
 """Grades one submission: source checks, a sandboxed session, the lab's grader, then the result JSON."""
+
 import importlib
 import random
 import secrets
@@ -30,8 +31,9 @@ def lab_limits(lab: str) -> Limits:
     return Limits().updated(contract.lab_limits(lab))
 
 
-def grade_submission(lab: str, source, mode: str, submission_id: int | None = None, seed: int | None = None,
-                     limits: dict | None = None) -> LabResult:
+def grade_submission(
+    lab: str, source, mode: str, submission_id: int | None = None, seed: int | None = None, limits: dict | None = None
+) -> LabResult:
     """The result JSON for `source` on `lab`: whatever the learner's code does ends in a verdict.
 
     Our own failures raise (BadRequest, SandboxUnavailable, a grader's bug); the worker's entry,
@@ -57,14 +59,19 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None) 
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     options = getattr(grader, "session_options", dict)()
     ranks = getattr(grader, "RANKS", 0)  # a lab with ranks gets one sandbox per rank
-    sessions = [LearnerSession(source, grader.FUNCTIONS, lab_limits(report.lab).updated(limits), **options)
-                for _ in range(max(1, ranks))]
+    sessions = [
+        LearnerSession(source, grader.FUNCTIONS, lab_limits(report.lab).updated(limits), **options)
+        for _ in range(max(1, ranks))
+    ]
     try:
         _open(sessions)
         report.metrics["sandbox_start_s"] = round(max(session.load_s for session in sessions), 3)
         if sessions[0].missing:
-            report.fail("rejected", "missing function(s) required by the contract: "
-                        + ", ".join(f"{name}()" for name in sessions[0].missing))
+            report.fail(
+                "rejected",
+                "missing function(s) required by the contract: "
+                + ", ".join(f"{name}()" for name in sessions[0].missing),
+            )
             return
         grader.run_tests(sessions if ranks else sessions[0], report, rng)
     except LearnerError as error:
@@ -90,5 +97,4 @@ def _open(sessions: list[LearnerSession]) -> None:
 def _stdout(sessions: list[LearnerSession]) -> str:
     if len(sessions) == 1:
         return sessions[0].stdout
-    return "".join(f"--- rank {rank} ---\n{session.stdout}" for rank, session in enumerate(sessions)
-                   if session.stdout)
+    return "".join(f"--- rank {rank} ---\n{session.stdout}" for rank, session in enumerate(sessions) if session.stdout)

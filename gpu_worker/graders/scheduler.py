@@ -1,4 +1,5 @@
 """Grader for `scheduler`: the engine's model-free replay runs the learner's policy step by step on hidden traces."""
+
 import os
 import random
 import time
@@ -13,8 +14,12 @@ SLUG = "scheduler"
 FUNCTIONS = ("schedule",)
 LIMITS = lab_limits("scheduler")  # from its lab.yaml
 BASE_CONFIG = {"max_num_seqs": 8, "max_num_batched_tokens": 256, "block_size": 16, "num_blocks": 128}
-CONFIGS = {"bursty": BASE_CONFIG, "long-tail": BASE_CONFIG, "chat": BASE_CONFIG,
-           "memory-pressure": {**BASE_CONFIG, "num_blocks": 48, "max_num_batched_tokens": 512}}
+CONFIGS = {
+    "bursty": BASE_CONFIG,
+    "long-tail": BASE_CONFIG,
+    "chat": BASE_CONFIG,
+    "memory-pressure": {**BASE_CONFIG, "num_blocks": 48, "max_num_batched_tokens": 512},
+}
 PUBLIC_TRACES = (("bursty", 7), ("memory-pressure", 3))
 HIDDEN_KINDS = ("bursty", "long-tail", "memory-pressure")
 # The leaderboard's workload: a hidden trace that is the same for every submission on a site, replayed
@@ -52,6 +57,7 @@ def _learner_policy(session):
         if idle["steps"] >= STALL_STEPS:
             raise _Stalled(state["step"], len(state["waiting"]) + len(state["running"]))
         return reply
+
     return policy
 
 
@@ -78,8 +84,10 @@ def run_tests(session, report, rng: random.Random) -> None:
             report.record(f"{name}: throughput", False, "not measured: the policy raised", failed.error.verdict)
             continue
         except _Stalled as stalled:
-            message = (f"step {stalled.step}: nothing scheduled for {STALL_STEPS} steps in a row while "
-                       f"{stalled.waiting} requests were waiting or running; the trace would never finish")
+            message = (
+                f"step {stalled.step}: nothing scheduled for {STALL_STEPS} steps in a row while "
+                f"{stalled.waiting} requests were waiting or running; the trace would never finish"
+            )
             report.record(f"{name}: valid and finished", False, message, "time_limit", message_public=True)
             report.record(f"{name}: throughput", False, "not measured: trace not finished", "time_limit")
             continue
@@ -136,11 +144,19 @@ def _metrics(result) -> dict:
     ttft = [r.ttft_steps for r in result.requests if r.ttft_steps is not None]
     itl = [gap for r in result.requests for gap in r.itl_steps]
     totals = result.totals
-    return {"steps": totals["num_steps"], "finished": totals["finished"], "requests": totals["requests"],
-            "output_tokens": totals["output_tokens"], "throughput": round(totals["tokens_per_step"], 4),
-            "ttft_p50": _percentile(ttft, 50), "ttft_p99": _percentile(ttft, 99),
-            "itl_p50": _percentile(itl, 50), "itl_p99": _percentile(itl, 99),
-            "preemptions": totals["preemptions"], "peak_blocks_used": totals["peak_blocks_used"]}
+    return {
+        "steps": totals["num_steps"],
+        "finished": totals["finished"],
+        "requests": totals["requests"],
+        "output_tokens": totals["output_tokens"],
+        "throughput": round(totals["tokens_per_step"], 4),
+        "ttft_p50": _percentile(ttft, 50),
+        "ttft_p99": _percentile(ttft, 99),
+        "itl_p50": _percentile(itl, 50),
+        "itl_p99": _percentile(itl, 99),
+        "preemptions": totals["preemptions"],
+        "peak_blocks_used": totals["peak_blocks_used"],
+    }
 
 
 def _judge(report, name: str, result, reference, cap: int) -> bool:
@@ -152,9 +168,11 @@ def _judge(report, name: str, result, reference, cap: int) -> bool:
         report.record(f"{name}: throughput", False, "not measured: invalid decision", "wrong_answer")
         return False
     if result.totals["finished"] < result.totals["requests"]:
-        message = (f"step {cap}: only {result.totals['finished']} of {result.totals['requests']} requests finished "
-                   f"within the step cap ({STEP_CAP_FACTOR}x what static batching needs, or more when serving one "
-                   "request at a time needs more); does every waiting request get scheduled eventually?")
+        message = (
+            f"step {cap}: only {result.totals['finished']} of {result.totals['requests']} requests finished "
+            f"within the step cap ({STEP_CAP_FACTOR}x what static batching needs, or more when serving one "
+            "request at a time needs more); does every waiting request get scheduled eventually?"
+        )
         report.record(valid, False, message, "time_limit", message_public=True)
         report.record(f"{name}: throughput", False, "not measured: trace not finished", "time_limit")
         return False
@@ -162,25 +180,46 @@ def _judge(report, name: str, result, reference, cap: int) -> bool:
     yours, best = result.totals["tokens_per_step"], reference.totals["tokens_per_step"]
     ratio = yours / best if best else 1.0
     credit = max(0.0, min(1.0, ratio / FULL_CREDIT_RATIO))
-    report.record(f"{name}: throughput", True, f"{yours:.3f} tokens/step, {ratio:.0%} of the reference policy",
-                  credit=round(credit, 4), message_public=True)
+    report.record(
+        f"{name}: throughput",
+        True,
+        f"{yours:.3f} tokens/step, {ratio:.0%} of the reference policy",
+        credit=round(credit, 4),
+        message_public=True,
+    )
     return True
 
 
 def _plots(report, name: str, result) -> None:
     steps = [record.step for record in result.steps]
-    report.plots.append(figure(f"{name}: batch size and KV blocks per step", [
-        line("batch size", steps, [record.batch_size for record in result.steps]),
-        line("KV blocks used", steps, [record.blocks_used for record in result.steps], "dash", yaxis="y2")],
-        "step", "requests in the batch",
-        yaxis2={"title": {"text": "KV blocks"}, "overlaying": "y", "side": "right"}))
+    report.plots.append(
+        figure(
+            f"{name}: batch size and KV blocks per step",
+            [
+                line("batch size", steps, [record.batch_size for record in result.steps]),
+                line("KV blocks used", steps, [record.blocks_used for record in result.steps], "dash", yaxis="y2"),
+            ],
+            "step",
+            "requests in the batch",
+            yaxis2={"title": {"text": "KV blocks"}, "overlaying": "y", "side": "right"},
+        )
+    )
     traces = []
     for row, request in enumerate(result.requests[:40]):
         if request.ttft_steps is None:
             continue
         first = request.arrival_step + request.ttft_steps
-        traces.append({"type": "scatter", "mode": "lines+markers", "name": request.id, "showlegend": False,
-                       "x": [request.arrival_step, first, first + sum(request.itl_steps)], "y": [row] * 3,
-                       "marker": {"symbol": ["circle-open", "circle", "square"]}})
-    report.plots.append(figure(f"{name}: per-request timeline (arrival, first token, last token)", traces,
-                               "step", "request"))
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": request.id,
+                "showlegend": False,
+                "x": [request.arrival_step, first, first + sum(request.itl_steps)],
+                "y": [row] * 3,
+                "marker": {"symbol": ["circle-open", "circle", "square"]},
+            }
+        )
+    report.plots.append(
+        figure(f"{name}: per-request timeline (arrival, first token, last token)", traces, "step", "request")
+    )

@@ -1,4 +1,5 @@
 """Checks a submitted file before anything runs: present, small enough, UTF-8, and valid Python."""
+
 import ast
 
 from gpu_worker.contract import MAX_SOURCE_BYTES
@@ -18,8 +19,10 @@ def check_python_source(source: str | bytes) -> str:
         try:
             source = bytes(source).decode("utf-8")
         except UnicodeDecodeError as error:
-            raise SourceProblem("rejected", f"the file is not valid UTF-8 text (byte 0x{source[error.start]:02x} "
-                                            f"at offset {error.start})") from None
+            raise SourceProblem(
+                "rejected",
+                f"the file is not valid UTF-8 text (byte 0x{source[error.start]:02x} at offset {error.start})",
+            ) from None
     if not isinstance(source, str):
         raise SourceProblem("rejected", f"the source must be text, got {type(source).__name__}")
     try:
@@ -29,15 +32,18 @@ def check_python_source(source: str | bytes) -> str:
     if not source.strip():
         raise SourceProblem("rejected", "the file is empty")
     if size > MAX_SOURCE_BYTES:
-        raise SourceProblem("rejected", f"the file is {size} bytes; the limit is {MAX_SOURCE_BYTES} bytes "
-                                        f"({MAX_SOURCE_BYTES // 1024} KB)")
+        raise SourceProblem(
+            "rejected",
+            f"the file is {size} bytes; the limit is {MAX_SOURCE_BYTES} bytes ({MAX_SOURCE_BYTES // 1024} KB)",
+        )
     try:
         ast.parse(source, filename="submission.py")
     except SyntaxError as error:
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
         text = (error.text or "").rstrip()
-        raise SourceProblem("compile_error", f"{type(error).__name__} at {where}: {error.msg}"
-                                             + (f"\n    {text}" if text else "")) from None
+        raise SourceProblem(
+            "compile_error", f"{type(error).__name__} at {where}: {error.msg}" + (f"\n    {text}" if text else "")
+        ) from None
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
         raise SourceProblem("compile_error", f"the file cannot be compiled: {error}") from None
     return source

@@ -5,6 +5,7 @@ own cgroup namespace, or a systemd unit with Delegate=yes and GPU_WORKER_CGROUP_
 v1 memory and pids hierarchies when they are writable. Each run gets a child of the worker's cgroup: created before the run, entered
 by the sandbox's first process before it execs bubblewrap, emptied and removed after it.
 """
+
 import functools
 import logging
 import os
@@ -105,7 +106,7 @@ def hierarchy() -> Hierarchy | None:
     return _find_hierarchy()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _find_hierarchy() -> Hierarchy | None:
     try:
         mounts, own = _mounts(), _own_paths()

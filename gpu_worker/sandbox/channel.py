@@ -4,6 +4,7 @@ Standalone (standard library, torch imported only when tensors travel): the harn
 inside the sandbox. The grader loads what comes back with torch.load(weights_only=True) and
 never unpickles anything else.
 """
+
 import io
 import json
 import os
@@ -83,6 +84,7 @@ def pack(header: dict, tensors: dict | None = None) -> bytes:
     payload = b""
     if tensors:
         import torch
+
         buffer = io.BytesIO()
         torch.save({key: tensor.contiguous().clone() for key, tensor in tensors.items()}, buffer)
         payload = buffer.getvalue()
@@ -152,9 +154,10 @@ def load_tensors(payload: bytes) -> dict:
     if not payload:
         return {}
     import torch
+
     try:
         tensors = torch.load(io.BytesIO(payload), weights_only=True, map_location="cpu")
-    except Exception as error:  # noqa: BLE001 - anything unloadable is the sender's fault
+    except Exception as error:
         raise ChannelError(f"malformed tensor payload: {type(error).__name__}") from None
     if not isinstance(tensors, dict) or not all(type(t).__name__ == "Tensor" for t in tensors.values()):
         raise ChannelError("malformed tensor payload: not a dict of tensors")
@@ -170,7 +173,7 @@ def send_raw(fd: int, header: dict, payload=b"") -> None:
     """Write one RELAY frame on a blocking fd (the rank side of the ring relay)."""
     view = memoryview(pack_raw(header, payload))
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def split_frames(buffer: bytearray, max_bytes: int) -> list[tuple[bytes, dict, bytes]]:
@@ -183,7 +186,7 @@ def split_frames(buffer: bytearray, max_bytes: int) -> list[tuple[bytes, dict, b
         end = PREFIX.size + head_size + payload_size
         if len(buffer) < end:
             break
-        header = parse_header(bytes(buffer[PREFIX.size:PREFIX.size + head_size]))
-        frames.append((magic, header, bytes(buffer[PREFIX.size + head_size:end])))
+        header = parse_header(bytes(buffer[PREFIX.size : PREFIX.size + head_size]))
+        frames.append((magic, header, bytes(buffer[PREFIX.size + head_size : end])))
         del buffer[:end]
     return frames

@@ -4,6 +4,7 @@ Host files that carry no secrets (the loader cache, the time zone, the alternati
 /usr/bin entries point through) are bound read-only; the user and host databases are generated so
 learner code sees uid nobody and `localhost`, not the worker's accounts or network names.
 """
+
 import atexit
 import functools
 import os
@@ -21,7 +22,7 @@ GENERATED = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _generated_dir() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="gpu-worker-etc-"))  # private name: nobody else can plant files
     os.chmod(folder, 0o755)

@@ -3,6 +3,7 @@
 Usage: python harness.py IN_FD OUT_FD. Nothing here is trusted by the grader: it only moves
 inputs in and answers out; every answer is checked outside the sandbox.
 """
+
 import importlib
 import importlib.util
 import os
@@ -34,7 +35,7 @@ def describe(error: BaseException) -> str:
     library paths cut to the package (torch/..., not the host's site-packages)."""
     frames = traceback.extract_tb(error.__traceback__)
     learner = [i for i, frame in enumerate(frames) if frame.filename == state["path"]]
-    frames = frames[learner[0]:] if learner else frames[-1:]
+    frames = frames[learner[0] :] if learner else frames[-1:]
     frames = [frame for frame in frames if not _ours(frame.filename)]
     text = "".join(traceback.format_list(frames)).replace(state["path"], "submission.py")
     if isinstance(error, SystemExit):
@@ -64,7 +65,7 @@ def load(header: dict) -> dict:
     sys.modules["submission"] = module
     try:
         spec.loader.exec_module(module)
-    except BaseException as error:  # noqa: BLE001 - everything the learner raises is reported
+    except BaseException as error:
         return {"ok": False, "error": {"kind": classify(error), "message": describe(error)}}
     state["module"] = module
     missing = [name for name in header.get("functions", []) if not callable(getattr(module, name, None))]
@@ -83,6 +84,7 @@ def call(header: dict, tensors: dict) -> tuple[dict, dict]:
         result = function(*args)
         if device != "cpu":
             import torch
+
             torch.cuda.synchronize()
         if index >= warmup:
             times.append(time.perf_counter() - started)
@@ -128,14 +130,20 @@ def serve(in_fd: int, out_fd: int) -> None:
                 answer, out_tensors = plugin(header, tensors)
             else:
                 answer = {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {op!r}"}}
-        except BaseException as error:  # noqa: BLE001
+        except BaseException as error:
             answer = {"ok": False, "error": {"kind": classify(error), "message": describe(error)}}
         answer["nonce"] = header.get("nonce")  # proves the answer is ours: learner code never saw this request
         try:
             channel.send(out_fd, answer, out_tensors)
         except (TypeError, ValueError) as error:
-            channel.send(out_fd, {"ok": False, "nonce": header.get("nonce"),
-                                  "error": {"kind": "runtime", "message": f"cannot send result: {error}"}})
+            channel.send(
+                out_fd,
+                {
+                    "ok": False,
+                    "nonce": header.get("nonce"),
+                    "error": {"kind": "runtime", "message": f"cannot send result: {error}"},
+                },
+            )
 
 
 def keep_worker_priority() -> None:

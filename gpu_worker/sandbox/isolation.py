@@ -4,6 +4,7 @@ Fail closed: without working bubblewrap no learner code runs, unless an operator
 development override GPU_WORKER_UNSAFE_NO_SANDBOX=1 (then rlimits and, where possible, a network
 namespace only, with a loud warning on every run).
 """
+
 import functools
 import logging
 import os
@@ -40,24 +41,41 @@ def _probe_bwrap(binary: str) -> tuple[str | None, str]:
     return _probe_bwrap_on(binary, os.environ.get("PATH", ""))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe_bwrap_on(binary: str, path: str) -> tuple[str | None, str]:
     bwrap = shutil.which(binary, path=path)
     if not bwrap:
         return None, "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
     try:
-        probe = subprocess.run([bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--dev", "/dev",
-                                "--proc", "/proc", "true"], capture_output=True, timeout=10)
+        probe = subprocess.run(
+            [
+                bwrap,
+                "--ro-bind",
+                "/",
+                "/",
+                "--unshare-net",
+                "--unshare-pid",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                "true",
+            ],
+            capture_output=True,
+            timeout=10,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return None, f"bubblewrap ({bwrap}) did not run: {error}"
     if probe.returncode != 0:
         detail = probe.stderr.decode(errors="replace").strip()[:300]
-        return None, (f"bubblewrap ({bwrap}) cannot create namespaces here ({detail}): allow user namespaces "
-                      "(sysctl user.max_user_namespaces > 0) or run the worker as docker-compose.yml does")
+        return None, (
+            f"bubblewrap ({bwrap}) cannot create namespaces here ({detail}): allow user namespaces "
+            "(sysctl user.max_user_namespaces > 0) or run the worker as docker-compose.yml does"
+        )
     return bwrap, ""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe_netns() -> bool:
     unshare = shutil.which("unshare")
     if not unshare:
@@ -73,7 +91,7 @@ def unsafe_override() -> bool:
 
 
 def sandbox_level() -> str:
-    """"bubblewrap"; else "none" (nothing runs); an unsafe level only under the explicit override."""
+    """ "bubblewrap"; else "none" (nothing runs); an unsafe level only under the explicit override."""
     if _probe_bwrap(bwrap_binary())[0]:
         return "bubblewrap"
     if not unsafe_override():
@@ -88,11 +106,19 @@ def sandbox_status() -> dict:
     only per-process limits (and a memory poller) do."""
     reason = _probe_bwrap(bwrap_binary())[1]
     level = sandbox_level()
-    status = {"ok": level != "none", "level": level, "reason": reason, "run_bound": cgroup.describe(),
-              "seccomp": level == "bubblewrap" and seccomp.supported(), "unsafe": level in UNSAFE_LEVELS}
+    status = {
+        "ok": level != "none",
+        "level": level,
+        "reason": reason,
+        "run_bound": cgroup.describe(),
+        "seccomp": level == "bubblewrap" and seccomp.supported(),
+        "unsafe": level in UNSAFE_LEVELS,
+    }
     if status["unsafe"]:
-        status["reason"] = (f"UNSAFE development mode ({UNSAFE_OVERRIDE}=1): learner code runs without namespace "
-                            f"isolation because {reason}")
+        status["reason"] = (
+            f"UNSAFE development mode ({UNSAFE_OVERRIDE}=1): learner code runs without namespace "
+            f"isolation because {reason}"
+        )
     return status
 
 
@@ -100,10 +126,17 @@ def sandbox_env(extra: dict | None = None) -> dict:
     """The whole environment learner code gets: what Python and torch need, no secrets."""
     env = {
         "PATH": f"{PYTHON_PREFIX / 'bin'}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
-        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-        "XDG_CACHE_HOME": "/tmp/.cache", "TRITON_CACHE_DIR": "/tmp/.triton", "MPLCONFIGDIR": "/tmp/.mpl",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "XDG_CACHE_HOME": "/tmp/.cache",
+        "TRITON_CACHE_DIR": "/tmp/.triton",
+        "MPLCONFIGDIR": "/tmp/.mpl",
         "TORCHINDUCTOR_CACHE_DIR": "/tmp/.inductor",
     }
     if "CUDA_VISIBLE_DEVICES" in os.environ:
@@ -137,15 +170,36 @@ def _traversable_parents(path: Path) -> list[str]:
     return args
 
 
-def bwrap_command(argv: list[str], limits, env: dict, file_binds: dict[str, str],
-                  seccomp_fd: int | None = None) -> list[str]:
+def bwrap_command(
+    argv: list[str], limits, env: dict, file_binds: dict[str, str], seccomp_fd: int | None = None
+) -> list[str]:
     """bwrap argv: an empty root with the system dirs and Python read-only, private /tmp, no network, uid nobody;
     with `seccomp_fd` (passed to the child) the filter of seccomp.py applies to everything inside."""
     cmd = [_probe_bwrap(bwrap_binary())[0] or bwrap_binary(), *_system_binds()]
-    cmd += ["--dev", "/dev", "--proc", "/proc",
-            "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
-            "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm",
-            "--perms", "1777", "--size", str(16 * 1024 * 1024), "--tmpfs", "/var/tmp"]
+    cmd += [
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--perms",
+        "1777",
+        "--size",
+        str(limits.tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--perms",
+        "1777",
+        "--size",
+        str(limits.tmp_bytes),
+        "--tmpfs",
+        "/dev/shm",
+        "--perms",
+        "1777",
+        "--size",
+        str(16 * 1024 * 1024),
+        "--tmpfs",
+        "/var/tmp",
+    ]
     # Python itself (the base install and the venv), bound after /tmp so a checkout in /tmp works too.
     for needed in sorted({Path(sys.base_prefix).resolve(), PYTHON_PREFIX}, key=lambda p: len(p.parts)):
         if not any(str(needed).startswith(f"{name}/") for name in SYSTEM_DIRS):
@@ -159,16 +213,38 @@ def bwrap_command(argv: list[str], limits, env: dict, file_binds: dict[str, str]
                 cmd += ["--perms", "0755", "--dir", str(parent)]
                 made.add(parent)
         cmd += ["--ro-bind", source, target]
-    cmd += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session", "--clearenv", "--chdir", "/tmp", "--hostname", "localhost"]
+    cmd += [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--chdir",
+        "/tmp",
+        "--hostname",
+        "localhost",
+    ]
     if seccomp_fd is not None:
         cmd += ["--seccomp", str(seccomp_fd)]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
     if os.geteuid() == 0:  # root: drop to a real unprivileged uid so RLIMIT_NPROC and file modes apply
-        cmd += ["--cap-add", "CAP_SETUID,CAP_SETGID", "--", "setpriv", f"--reuid={SANDBOX_UID}",
-                f"--regid={SANDBOX_UID}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-                "--no-new-privs", "--"]
+        cmd += [
+            "--cap-add",
+            "CAP_SETUID,CAP_SETGID",
+            "--",
+            "setpriv",
+            f"--reuid={SANDBOX_UID}",
+            f"--regid={SANDBOX_UID}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
     else:
         cmd += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--"]
     return cmd + argv
@@ -179,6 +255,7 @@ def drop_privileges_in_child(with_netns: bool, drop_uid: bool) -> None:
     (the caller has checked that nobody can reach the interpreter)."""
     if with_netns and os.geteuid() == 0:
         import ctypes
+
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.unshare(CLONE_NEWNET) != 0:
             raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
@@ -186,4 +263,3 @@ def drop_privileges_in_child(with_netns: bool, drop_uid: bool) -> None:
         os.setgroups([])
         os.setgid(SANDBOX_UID)
         os.setuid(SANDBOX_UID)
-

@@ -2,6 +2,7 @@
 
 Per-process limits are rlimits; `run_memory_bytes` and `run_pids` bound the run as a whole
 (every process it starts together) through its cgroup, or a poller where the host has none."""
+
 from dataclasses import dataclass, fields, replace
 
 GIB = 1024**3

@@ -1,5 +1,6 @@
 """Starts learner code in the sandbox (its own cgroup, seccomp filter), drains its output with a cap,
 and kills it on a deadline or when the run as a whole goes over its memory."""
+
 import logging
 import os
 import resource
@@ -46,8 +47,15 @@ def _world_can_reach(path: Path) -> bool:
 class SandboxProcess:
     """One run of `python harness.py` under isolation; `to_child`/`from_child` are the harness channel."""
 
-    def __init__(self, harness_args: list[str], limits: Limits, file_binds: dict[str, str] | None = None,
-                 env: dict | None = None, level: str | None = None, python_args: list[str] | None = None):
+    def __init__(
+        self,
+        harness_args: list[str],
+        limits: Limits,
+        file_binds: dict[str, str] | None = None,
+        env: dict | None = None,
+        level: str | None = None,
+        python_args: list[str] | None = None,
+    ):
         self.limits = limits
         self.level = level or isolation.sandbox_level()
         self.file_binds = dict(file_binds or {})
@@ -80,8 +88,13 @@ class SandboxProcess:
             binds = {str(isolation.HARNESS_DIR / name): f"{root}/{name}" for name in ("harness.py", "channel.py")}
             binds.update({str(source): f"{root}/lib/{target}" for target, source in self.file_binds.items()})
             harness = [f"{root}/harness.py", str(to_child), str(from_child), *self.harness_args]
-            return isolation.bwrap_command([python, "-E", "-s", "-B", "-u", *(self.python_args or harness)],
-                                           self.limits, self.env, binds, self._seccomp_fd)
+            return isolation.bwrap_command(
+                [python, "-E", "-s", "-B", "-u", *(self.python_args or harness)],
+                self.limits,
+                self.env,
+                binds,
+                self._seccomp_fd,
+            )
         harness = [str(isolation.HARNESS_DIR / "harness.py"), str(to_child), str(from_child), *self.harness_args]
         return [python, "-E", "-s", "-B", "-u", *(self.python_args or harness)]  # file_binds: see python_path()
 
@@ -115,13 +128,19 @@ class SandboxProcess:
         if self.level not in isolation.LEVELS or (self.level != "bubblewrap" and not isolation.unsafe_override()):
             raise SandboxUnavailable(f"sandbox level {self.level!r} needs {isolation.UNSAFE_OVERRIDE}=1; refusing")
         if self.level != "bubblewrap":
-            log.warning("UNSAFE: %s=1, so learner code runs WITHOUT namespace isolation (level %s); "
-                        "never do this with code you did not write", isolation.UNSAFE_OVERRIDE, self.level)
+            log.warning(
+                "UNSAFE: %s=1, so learner code runs WITHOUT namespace isolation (level %s); "
+                "never do this with code you did not write",
+                isolation.UNSAFE_OVERRIDE,
+                self.level,
+            )
             # as root we must become nobody, and nobody must reach the interpreter and the harness
             reachable = _world_can_reach(Path(sys.executable)) and _world_can_reach(isolation.HARNESS_DIR)
             if os.geteuid() == 0 and not reachable:
-                raise SandboxUnavailable("without bubblewrap, learner code would run as root (the interpreter is "
-                                         "not reachable by uid nobody); refusing")
+                raise SandboxUnavailable(
+                    "without bubblewrap, learner code would run as root (the interpreter is "
+                    "not reachable by uid nobody); refusing"
+                )
         self._run_group = self._make_run_group()
         self._seccomp_fd = seccomp.program_fd() if self.level == "bubblewrap" and seccomp.supported() else None
         to_child_r, to_child_w = os.pipe()
@@ -130,9 +149,16 @@ class SandboxProcess:
         self.started_at = time.monotonic()
         try:
             self._proc = subprocess.Popen(
-                self._command(to_child_r, from_child_w), stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=passed, env=self.env,
-                cwd="/tmp", start_new_session=True, preexec_fn=self._preexec)
+                self._command(to_child_r, from_child_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=passed,
+                env=self.env,
+                cwd="/tmp",
+                start_new_session=True,
+                preexec_fn=self._preexec,
+            )
         except BaseException:
             for fd in (to_child_w, from_child_r):
                 os.close(fd)

@@ -5,29 +5,69 @@ surface: debugging other processes, mounts and namespaces, kernel modules and ke
 io_uring, clocks, swap and reboot. Threads, fork/spawn, sockets on loopback (gloo) and everything
 `import torch` does stay allowed. Built in pure Python so the worker needs no libseccomp.
 """
+
 import os
 import platform
 import struct
 
 # name: (x86_64 number, aarch64 number); None where the arch has no such call
 DENIED = {
-    "ptrace": (101, 117), "process_vm_readv": (310, 270), "process_vm_writev": (311, 271), "kcmp": (312, 272),
-    "mount": (165, 40), "umount2": (166, 39), "pivot_root": (155, 41), "chroot": (161, 51),
-    "open_tree": (428, 428), "move_mount": (429, 429), "fsopen": (430, 430), "fsconfig": (431, 431),
-    "fsmount": (432, 432), "fspick": (433, 433), "mount_setattr": (442, 442),
-    "unshare": (272, 97), "setns": (308, 268),
-    "open_by_handle_at": (304, 265), "name_to_handle_at": (303, 264),
-    "init_module": (175, 105), "finit_module": (313, 273), "delete_module": (176, 106),
-    "kexec_load": (246, 104), "kexec_file_load": (320, 294), "reboot": (169, 142),
-    "swapon": (167, 224), "swapoff": (168, 225), "acct": (163, 89), "quotactl": (179, 60),
-    "bpf": (321, 280), "perf_event_open": (298, 241), "userfaultfd": (323, 282), "fanotify_init": (300, 262),
-    "keyctl": (250, 219), "add_key": (248, 217), "request_key": (249, 218),
-    "io_uring_setup": (425, 425), "io_uring_enter": (426, 426), "io_uring_register": (427, 427),
-    "settimeofday": (164, 170), "clock_settime": (227, 112), "adjtimex": (159, 171), "clock_adjtime": (305, 266),
-    "sethostname": (170, 161), "setdomainname": (171, 162), "syslog": (103, 116), "vhangup": (153, 58),
-    "lookup_dcookie": (212, 18), "nfsservctl": (180, 42),
-    "iopl": (172, None), "ioperm": (173, None), "uselib": (134, None), "_sysctl": (156, None),
-    "create_module": (174, None), "get_kernel_syms": (177, None), "query_module": (178, None),
+    "ptrace": (101, 117),
+    "process_vm_readv": (310, 270),
+    "process_vm_writev": (311, 271),
+    "kcmp": (312, 272),
+    "mount": (165, 40),
+    "umount2": (166, 39),
+    "pivot_root": (155, 41),
+    "chroot": (161, 51),
+    "open_tree": (428, 428),
+    "move_mount": (429, 429),
+    "fsopen": (430, 430),
+    "fsconfig": (431, 431),
+    "fsmount": (432, 432),
+    "fspick": (433, 433),
+    "mount_setattr": (442, 442),
+    "unshare": (272, 97),
+    "setns": (308, 268),
+    "open_by_handle_at": (304, 265),
+    "name_to_handle_at": (303, 264),
+    "init_module": (175, 105),
+    "finit_module": (313, 273),
+    "delete_module": (176, 106),
+    "kexec_load": (246, 104),
+    "kexec_file_load": (320, 294),
+    "reboot": (169, 142),
+    "swapon": (167, 224),
+    "swapoff": (168, 225),
+    "acct": (163, 89),
+    "quotactl": (179, 60),
+    "bpf": (321, 280),
+    "perf_event_open": (298, 241),
+    "userfaultfd": (323, 282),
+    "fanotify_init": (300, 262),
+    "keyctl": (250, 219),
+    "add_key": (248, 217),
+    "request_key": (249, 218),
+    "io_uring_setup": (425, 425),
+    "io_uring_enter": (426, 426),
+    "io_uring_register": (427, 427),
+    "settimeofday": (164, 170),
+    "clock_settime": (227, 112),
+    "adjtimex": (159, 171),
+    "clock_adjtime": (305, 266),
+    "sethostname": (170, 161),
+    "setdomainname": (171, 162),
+    "syslog": (103, 116),
+    "vhangup": (153, 58),
+    "lookup_dcookie": (212, 18),
+    "nfsservctl": (180, 42),
+    "iopl": (172, None),
+    "ioperm": (173, None),
+    "uselib": (134, None),
+    "_sysctl": (156, None),
+    "create_module": (174, None),
+    "get_kernel_syms": (177, None),
+    "query_module": (178, None),
 }
 CLONE = (56, 220)
 CLONE3 = (435, 435)  # its flags sit behind a pointer BPF cannot follow: ENOSYS makes glibc fall back to clone
@@ -60,8 +100,12 @@ def program(machine: str | None = None) -> bytes:
         raise ValueError(f"no seccomp filter for {machine}; known: {sorted(ARCHES)}")
     column, audit_arch = ARCHES[machine]
     deny, nosys = _op(RET, RET_ERRNO | EPERM), _op(RET, RET_ERRNO | ENOSYS)
-    code = [_op(LD_ABS_W, ARCH_OFFSET), _op(JEQ, audit_arch, jt=1), _op(RET, RET_KILL_PROCESS),
-            _op(LD_ABS_W, NR_OFFSET)]
+    code = [
+        _op(LD_ABS_W, ARCH_OFFSET),
+        _op(JEQ, audit_arch, jt=1),
+        _op(RET, RET_KILL_PROCESS),
+        _op(LD_ABS_W, NR_OFFSET),
+    ]
     if machine == "x86_64":  # the x32 ABI is a second syscall table: nothing of ours uses it
         code += [_op(JGE, X32_SYSCALL_BIT, jf=1), nosys]
     for numbers in DENIED.values():
@@ -69,8 +113,13 @@ def program(machine: str | None = None) -> bytes:
             code += [_op(JEQ, numbers[column], jf=1), deny]
     code += [_op(JEQ, CLONE3[column], jf=1), nosys]
     # clone: allowed unless it asks for a namespace
-    code += [_op(JEQ, CLONE[column], jf=4), _op(LD_ABS_W, ARG0_LOW_OFFSET), _op(JSET, NAMESPACE_FLAGS, jf=1),
-             deny, _op(RET, RET_ALLOW)]
+    code += [
+        _op(JEQ, CLONE[column], jf=4),
+        _op(LD_ABS_W, ARG0_LOW_OFFSET),
+        _op(JSET, NAMESPACE_FLAGS, jf=1),
+        deny,
+        _op(RET, RET_ALLOW),
+    ]
     # personality: only the harmless values
     allowed = len(ALLOWED_PERSONALITIES)
     code += [_op(JEQ, PERSONALITY[column], jf=allowed + 2), _op(LD_ABS_W, ARG0_LOW_OFFSET)]
@@ -96,11 +145,17 @@ def container_profile() -> dict:
     """The GPU worker container's seccomp profile (docker/gpu-worker-seccomp.json): everything the learner
     filter refuses, except what bubblewrap needs to make its namespaces and mounts. Docker's default
     profile allows those only with CAP_SYS_ADMIN, which the worker does not get."""
-    names = {column: sorted(name for name, numbers in DENIED.items()
-                            if name not in BWRAP_NEEDS and numbers[column] is not None) for column in (0, 1)}
+    names = {
+        column: sorted(
+            name for name, numbers in DENIED.items() if name not in BWRAP_NEEDS and numbers[column] is not None
+        )
+        for column in (0, 1)
+    }
     return {
         "defaultAction": "SCMP_ACT_ALLOW",
-        "archMap": [{"architecture": "SCMP_ARCH_X86_64", "subArchitectures": ["SCMP_ARCH_X86", "SCMP_ARCH_X32"]},
-                    {"architecture": "SCMP_ARCH_AARCH64", "subArchitectures": ["SCMP_ARCH_ARM"]}],
+        "archMap": [
+            {"architecture": "SCMP_ARCH_X86_64", "subArchitectures": ["SCMP_ARCH_X86", "SCMP_ARCH_X32"]},
+            {"architecture": "SCMP_ARCH_AARCH64", "subArchitectures": ["SCMP_ARCH_ARM"]},
+        ],
         "syscalls": [{"names": sorted(set(names[0]) | set(names[1])), "action": "SCMP_ACT_ERRNO", "errnoRet": EPERM}],
     }

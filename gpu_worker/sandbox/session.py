@@ -1,4 +1,5 @@
 """The grader's handle on one sandboxed run: load the learner's file, call its functions, read the exit."""
+
 import os
 import secrets
 import signal
@@ -22,9 +23,16 @@ class LearnerError(Exception):
 class LearnerSession:
     """`with LearnerSession(source, functions, limits) as s: s.call("f", 1, 2)`."""
 
-    def __init__(self, source: str, functions: list[str], limits: Limits | None = None,
-                 file_binds: dict | None = None, env: dict | None = None, level: str | None = None,
-                 preload: list[str] | None = None):
+    def __init__(
+        self,
+        source: str,
+        functions: list[str],
+        limits: Limits | None = None,
+        file_binds: dict | None = None,
+        env: dict | None = None,
+        level: str | None = None,
+        preload: list[str] | None = None,
+    ):
         self.source, self.functions = source, list(functions)
         self.preload = list(preload or [])  # bound modules whose prepare() runs before the learner's file
         self.limits = limits or Limits()
@@ -46,9 +54,19 @@ class LearnerSession:
         self._to_child, self._from_child = self.process.start()
         os.set_blocking(self._to_child, False)
         try:
-            channel.send(self._to_child, self.stamp({"op": "load", "source": self.source, "functions": self.functions,
-                                                     "python_path": self.process.python_path(),
-                                                     "preload": self.preload}), deadline=self.process.deadline)
+            channel.send(
+                self._to_child,
+                self.stamp(
+                    {
+                        "op": "load",
+                        "source": self.source,
+                        "functions": self.functions,
+                        "python_path": self.process.python_path(),
+                        "preload": self.preload,
+                    }
+                ),
+                deadline=self.process.deadline,
+            )
         except BaseException:
             self.close()
             raise
@@ -106,8 +124,17 @@ class LearnerSession:
     def call(self, name: str, *args, device: str = "cpu", warmup: int = 0, repeats: int = 1):
         """The learner's `name(*args)`; raises LearnerError. With repeats, returns (result, seconds list)."""
         tensors = {}
-        answer, out = self._exchange({"op": "call", "name": name, "args": channel.encode(list(args), tensors),
-                                      "device": device, "warmup": warmup, "repeats": repeats}, tensors)
+        answer, out = self._exchange(
+            {
+                "op": "call",
+                "name": name,
+                "args": channel.encode(list(args), tensors),
+                "device": device,
+                "warmup": warmup,
+                "repeats": repeats,
+            },
+            tensors,
+        )
         result = _decode(answer.get("result"), out)
         times = answer.get("times")
         if not isinstance(times, list) or not all(isinstance(t, (int, float)) for t in times) or not times:
@@ -116,8 +143,9 @@ class LearnerSession:
 
     def plugin(self, module: str, *args):
         tensors = {}
-        answer, out = self._exchange({"op": "plugin", "module": module,
-                                      "args": channel.encode(list(args), tensors)}, tensors)
+        answer, out = self._exchange(
+            {"op": "plugin", "module": module, "args": channel.encode(list(args), tensors)}, tensors
+        )
         return _decode(answer.get("result"), out)
 
     def _exchange(self, header: dict | None, tensors: dict | None = None) -> tuple[dict, dict]:
@@ -132,8 +160,9 @@ class LearnerSession:
             self.process.killed_for_time = True
             self.process.kill()
             self.close()
-            raise LearnerError("time_limit", f"no answer within the {self.limits.wall_s:g} s wall-clock limit",
-                               fatal=True) from None
+            raise LearnerError(
+                "time_limit", f"no answer within the {self.limits.wall_s:g} s wall-clock limit", fatal=True
+            ) from None
         except (channel.ChannelError, OSError) as error:
             raise self.died(error) from None
         if self.process.out_of_memory:  # a child went over the run's memory: the run is over, whatever came back
@@ -162,24 +191,33 @@ class LearnerSession:
             if number in TIME_SIGNALS:
                 return LearnerError("time_limit", f"CPU time limit of {self.limits.cpu_s} s exceeded", True)
             if number == signal.SIGKILL:
-                return LearnerError("runtime_error", "the program was killed (SIGKILL): out of memory, "
-                                                     "or it killed itself", True)
+                return LearnerError(
+                    "runtime_error", "the program was killed (SIGKILL): out of memory, or it killed itself", True
+                )
             try:
                 name = signal.Signals(number).name
             except ValueError:
                 name = f"signal {number}"
             return LearnerError("runtime_error", f"the program crashed ({name})", True)
-        return LearnerError("runtime_error", f"the program exited (code {exit.returncode}) before answering; "
-                                             "do not call exit() or os._exit()", True)
+        return LearnerError(
+            "runtime_error",
+            f"the program exited (code {exit.returncode}) before answering; do not call exit() or os._exit()",
+            True,
+        )
 
     def _run_memory_error(self) -> LearnerError:
         limit = self.limits.run_memory_bytes >> 20
-        return LearnerError("memory_limit", f"out of memory: the program and every process it started may use "
-                                            f"{limit} MiB together, and went over", fatal=True)
+        return LearnerError(
+            "memory_limit",
+            f"out of memory: the program and every process it started may use {limit} MiB together, and went over",
+            fatal=True,
+        )
 
 
-FORGED = ("refused: an answer arrived that the harness did not write (learner code wrote to the grader's "
-          "channel itself); return results from your function instead")
+FORGED = (
+    "refused: an answer arrived that the harness did not write (learner code wrote to the grader's "
+    "channel itself); return results from your function instead"
+)
 
 
 def answer_or_raise(session: LearnerSession, answer: dict) -> dict:
@@ -197,8 +235,9 @@ def answer_or_raise(session: LearnerSession, answer: dict) -> dict:
     if kind == "memory":  # the run stops: the next call would only thrash the host again
         session.process.kill()
         session.close()
-        raise LearnerError(verdict, f"out of memory (limit {session.limits.memory_bytes >> 20} MiB)\n{message}",
-                           fatal=True)
+        raise LearnerError(
+            verdict, f"out of memory (limit {session.limits.memory_bytes >> 20} MiB)\n{message}", fatal=True
+        )
     raise LearnerError(verdict, message)
 
 

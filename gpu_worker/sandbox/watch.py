@@ -4,6 +4,7 @@ With a run cgroup the kernel does the bounding: the watch only notices its OOM k
 where there is no memory.oom.group, it then kills the rest of the run too). Without one it sums the
 proportional set size of every process under the sandbox and kills the run past the limit.
 """
+
 import os
 import signal
 import threading

@@ -1,4 +1,5 @@
 """The one plain timer: warm-up calls are not timed, each repeat is, and torch's thread count comes back."""
+
 import time
 
 import torch

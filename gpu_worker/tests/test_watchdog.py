@@ -1,4 +1,5 @@
 """The wall-clock watchdog works under the solo pool, where Celery's time limits do nothing."""
+
 import subprocess
 import sys
 import time
@@ -21,11 +22,13 @@ def test_a_stuck_run_is_given_up_after_the_limit():
 
 def test_after_a_stuck_run_the_process_asks_for_its_own_warm_shutdown():
     """The worker answers first, then SIGTERM (Celery's warm shutdown) ends it; the supervisor restarts it."""
-    code = ("import time, signal\n"
-            "from gpu_worker.watchdog import RunTimedOut, call_with_limit\n"
-            "signal.signal(signal.SIGTERM, lambda *a: (print('warm shutdown', flush=True), exit(0)))\n"
-            "try:\n    call_with_limit(lambda: time.sleep(60), limit_s=0.3)\n"
-            "except RunTimedOut:\n    print('answered', flush=True)\n"
-            "time.sleep(20)\nprint('still running')\n")
+    code = (
+        "import time, signal\n"
+        "from gpu_worker.watchdog import RunTimedOut, call_with_limit\n"
+        "signal.signal(signal.SIGTERM, lambda *a: (print('warm shutdown', flush=True), exit(0)))\n"
+        "try:\n    call_with_limit(lambda: time.sleep(60), limit_s=0.3)\n"
+        "except RunTimedOut:\n    print('answered', flush=True)\n"
+        "time.sleep(20)\nprint('still running')\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=15)
     assert done.stdout.split() == ["answered", "warm", "shutdown"]

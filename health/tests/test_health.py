@@ -1,4 +1,5 @@
 """/healthz reads the workers' heartbeats: no task per hit; anyone sees ok/not-ok, staff see details."""
+
 import pytest
 import redis
 from django.conf import settings
@@ -22,8 +23,14 @@ def test_anonymous_callers_see_only_ok_per_part_and_no_task_is_sent(client, redi
     for _ in range(5):
         response = client.get("/healthz")
         assert response.status_code == 503  # no worker has beaten
-        assert response.json() == {"ok": False, "database": {"ok": True}, "broker": {"ok": True},
-                                   "web_worker": {"ok": False}, "gpu_worker": {"ok": False}, "labs": {"ok": False}}
+        assert response.json() == {
+            "ok": False,
+            "database": {"ok": True},
+            "broker": {"ok": True},
+            "web_worker": {"ok": False},
+            "gpu_worker": {"ok": False},
+            "labs": {"ok": False},
+        }
     assert _queue_lengths(redis_url) == before  # nothing queued for a worker to answer
 
 
@@ -53,7 +60,12 @@ def test_with_both_workers_up_anyone_sees_ok_and_staff_see_hosts(instructor_clie
 
     body = response.json()
     assert {part: body[part]["ok"] for part in PARTS} == {
-        "database": True, "broker": True, "web_worker": True, "gpu_worker": True, "labs": labs_ok}
+        "database": True,
+        "broker": True,
+        "web_worker": True,
+        "gpu_worker": True,
+        "labs": labs_ok,
+    }
     assert response.status_code == (200 if labs_ok else 503)
     assert "host" not in response.content.decode() and "pid" not in response.content.decode()
     gpu = staff["gpu_worker"]["workers"][0]

@@ -1,4 +1,5 @@
 """Worker heartbeats: the Django-free sender on a real (in-memory) broker, and the web task that records them."""
+
 import subprocess
 import sys
 import time
@@ -35,8 +36,10 @@ def test_sender_beats_at_once_and_again_on_the_default_queue():
                 message = queue.get(timeout=10)
                 message.ack()
                 _args, kwargs, _embed = message.payload
-                if message.headers["task"] == wire.WORKER_HEARTBEAT and \
-                        kwargs["info"].get("node") == "celery@test-node":
+                if (
+                    message.headers["task"] == wire.WORKER_HEARTBEAT
+                    and kwargs["info"].get("node") == "celery@test-node"
+                ):
                     beats.append(kwargs["info"])
             queue.close()
     finally:
@@ -65,8 +68,11 @@ def test_a_real_worker_beats_and_the_dashboard_shows_it(tmp_path, client, instru
     from testing.workers import running_worker, test_database_url
 
     purge_queues(client_app(), "gpu", "default")
-    env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": test_database_url(),
-           "WORKER_HEARTBEAT_S": "1"}
+    env = {
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": test_database_url(),
+        "WORKER_HEARTBEAT_S": "1",
+    }
     with running_worker("config.celery_local", "gpu,default", tmp_path, env=env, name="beat"):
         deadline = time.monotonic() + 60
         while not WorkerHeartbeat.objects.exists() and time.monotonic() < deadline:

@@ -1,4 +1,5 @@
 """Number formats shared by the dashboard pages and the CSV export, so both print the same figures."""
+
 from django import template
 
 register = template.Library()

@@ -1,4 +1,5 @@
 """The matrix's module cells for one row, as one safe string (a 200-learner page has 1,800 cells)."""
+
 from django import template
 from django.urls import reverse
 from django.utils.safestring import mark_safe

@@ -1,4 +1,5 @@
 """Fixtures for instructor tests: a two-module course, a cohort taught by `instructor`, and a stranger's cohort."""
+
 import pytest
 
 from instructor.tests import factories

@@ -1,4 +1,5 @@
 """Every view and action: learners get 403, instructors of another cohort 404, ids never cross cohorts."""
+
 import pytest
 from django.urls import reverse
 
@@ -35,21 +36,35 @@ def cohort_urls(cohort, learner_id, submission_id, override_id):
 @pytest.fixture
 def scene(cohort, learner, instructor):
     sub = factories.submission(learner, "lab-1", 0.5)
-    override = ScoreOverride.objects.create(cohort=cohort, learner=learner, kind="lab", target_slug="lab-1",
-                                            score=0.9, max_score=1.0, reason="viva", created_by=instructor)
+    override = ScoreOverride.objects.create(
+        cohort=cohort,
+        learner=learner,
+        kind="lab",
+        target_slug="lab-1",
+        score=0.9,
+        max_score=1.0,
+        reason="viva",
+        created_by=instructor,
+    )
     return cohort_urls(cohort, learner.pk, sub.pk, override.pk)
 
 
 def test_anonymous_is_sent_to_log_in(client, scene):
-    for method, url in scene + [("get", reverse("instructor:index")), ("get", reverse("instructor:queue")),
-                                ("get", reverse("instructor:join"))]:
+    for method, url in scene + [
+        ("get", reverse("instructor:index")),
+        ("get", reverse("instructor:queue")),
+        ("get", reverse("instructor:join")),
+    ]:
         response = getattr(client, method)(url)
         assert response.status_code == 302 and "/accounts/login" in response["Location"], url
 
 
 def test_learner_gets_403_everywhere(learner_client, scene):
-    for method, url in scene + [("get", reverse("instructor:index")), ("post", reverse("instructor:index")),
-                                ("get", reverse("instructor:queue"))]:
+    for method, url in scene + [
+        ("get", reverse("instructor:index")),
+        ("post", reverse("instructor:index")),
+        ("get", reverse("instructor:queue")),
+    ]:
         assert getattr(learner_client, method)(url).status_code == 403, url
     assert Submission.objects.count() == 1 and ScoreOverride.objects.get().undone_at is None
 
@@ -89,8 +104,10 @@ def test_ids_of_another_cohort_do_not_reach_it(instructor_client, cohort, other_
     response = instructor_client.post(reverse("instructor:submission_regrade", args=[c, theirs.pk]), follow=True)
     assert "No such submission in this cohort." in response.content.decode()
     assert not Submission.objects.filter(regrade_of=theirs).exists()
-    response = instructor_client.post(reverse("instructor:overrides", args=[c]), {
-        "learner": outsider.pk, "kind": "lab", "target_slug": "lab-1", "score": 1, "reason": "sneaky"})
+    response = instructor_client.post(
+        reverse("instructor:overrides", args=[c]),
+        {"learner": outsider.pk, "kind": "lab", "target_slug": "lab-1", "score": 1, "reason": "sneaky"},
+    )
     assert response.status_code == 400 and "That learner is not in this cohort." in response.content.decode()
     assert not ScoreOverride.objects.exists()
     response = instructor_client.post(reverse("instructor:roster_remove", args=[c, outsider.pk]), follow=True)
@@ -100,16 +117,25 @@ def test_ids_of_another_cohort_do_not_reach_it(instructor_client, cohort, other_
 
 def test_undo_cannot_reach_an_override_of_another_cohort(instructor_client, cohort, other_cohort, other_instructor):
     outsider = other_cohort.learners.get()
-    theirs = ScoreOverride.objects.create(cohort=other_cohort, learner=outsider, kind="lab", target_slug="lab-1",
-                                          score=1, max_score=1, reason="r", created_by=other_instructor)
+    theirs = ScoreOverride.objects.create(
+        cohort=other_cohort,
+        learner=outsider,
+        kind="lab",
+        target_slug="lab-1",
+        score=1,
+        max_score=1,
+        reason="r",
+        created_by=other_instructor,
+    )
     response = instructor_client.post(reverse("instructor:override_undo", args=[cohort.pk, theirs.pk]), follow=True)
     assert "No such override in this cohort." in response.content.decode()
     theirs.refresh_from_db()
     assert theirs.undone_at is None
 
 
-def test_regrade_all_only_touches_my_learners(instructor_client, cohort, other_cohort, learner,
-                                              django_capture_on_commit_callbacks):
+def test_regrade_all_only_touches_my_learners(
+    instructor_client, cohort, other_cohort, learner, django_capture_on_commit_callbacks
+):
     mine = factories.submission(learner, "lab-1", 0.3)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         instructor_client.post(reverse("instructor:lab_regrade", args=[cohort.pk, "lab-1"]))

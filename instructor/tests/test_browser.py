@@ -1,4 +1,5 @@
 """In Chromium: an instructor opens the matrix and a learner, overrides a lab score, audits it, exports it."""
+
 import re
 
 import pytest
@@ -49,11 +50,13 @@ def test_override_a_lab_score_and_find_it_in_the_csv(page, live_server, instruct
 
 def test_the_lab_page_draws_its_histogram_and_a_picked_submissions_plot(page, live_server, cohort, instructor, learner):
     figure = {"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4]}], "layout": {}}
-    sub = factories.submission(learner, "lab-1", 0.4, result={"tests": [], "plots": [
-        {"title": "Latency by batch", "figure": figure}]})
+    sub = factories.submission(
+        learner, "lab-1", 0.4, result={"tests": [], "plots": [{"title": "Latency by batch", "figure": figure}]}
+    )
     sign_in(page.context, instructor, live_server.url)
     page.goto(f"{live_server.url}/instructor/c/{cohort.pk}/labs/lab-1/")
     expect(page.locator('.plot.js-plotly-plot[aria-label="Score histogram"]')).to_have_count(1, timeout=20_000)
     page.locator(f"tr[data-submission='{sub.pk}'] a").first.click()  # the detail comes in by htmx
     expect(page.locator('#submission-panel .plot.js-plotly-plot[aria-label="Latency by batch"]')).to_have_count(
-        1, timeout=20_000)
+        1, timeout=20_000
+    )

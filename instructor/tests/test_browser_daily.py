@@ -1,5 +1,6 @@
 """In Chromium at 1366 px and on a 390 px phone: the matrix of nine modules, the copy button, a policy row
 edited in place, and a regraded submission that shows its result without a reload."""
+
 import os
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from labs.models import Submission
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 # The committed screenshots are refreshed only on request; a plain test run writes under var/.
-SCREENSHOTS = Path(settings.BASE_DIR) / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else "var") / "screenshots"
+SCREENSHOTS = (
+    Path(settings.BASE_DIR) / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else "var") / "screenshots"
+)
 PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1366, "height": 900}
 
 
@@ -23,8 +26,14 @@ def no_script_errors(page):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("response", lambda response: errors.append(f"{response.status} {response.url}")
-            if response.status >= 400 and not response.url.endswith("/favicon.ico") else None)
+    page.on(
+        "response",
+        lambda response: (
+            errors.append(f"{response.status} {response.url}")
+            if response.status >= 400 and not response.url.endswith("/favicon.ico")
+            else None
+        ),
+    )
     yield
     assert not errors, errors
 
@@ -43,9 +52,23 @@ def nine_modules(instructor):
 
     factories.course(n_modules=9, n_sections=4)
     Module.objects.filter(slug="m3").update(title="Continuous batching and iteration-level scheduling")
-    learners = [factories.user(name) for name in
-                ["ada", "barbara-liskov", "cyd", "donald", "edsger", "frances", "grace-h", "hedy", "ivan",
-                 "jean", "ken", "linus"]]
+    learners = [
+        factories.user(name)
+        for name in [
+            "ada",
+            "barbara-liskov",
+            "cyd",
+            "donald",
+            "edsger",
+            "frances",
+            "grace-h",
+            "hedy",
+            "ivan",
+            "jean",
+            "ken",
+            "linus",
+        ]
+    ]
     for i, learner in enumerate(learners):
         for m in range(1, 10):
             factories.read(learner, f"m{m}", (i + m) % 5)
@@ -69,7 +92,8 @@ def test_matrix_of_nine_modules_fits_a_laptop_screen(page, live_server, nine_mod
     assert wrap.evaluate("el => el.scrollWidth <= el.clientWidth"), "nine modules need no scrolling at 1366 px"
     assert page_fits(page)
     expect(headers.nth(2).locator("abbr")).to_have_attribute(
-        "title", "3. Continuous batching and iteration-level scheduling")
+        "title", "3. Continuous batching and iteration-level scheduling"
+    )
     expect(page.get_by_text("not started")).to_be_visible()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "1366-instructor-matrix.png"), full_page=True)
@@ -124,8 +148,14 @@ def test_copy_button_puts_the_join_link_on_the_clipboard(page, live_server, inst
 def test_changing_only_the_weight_keeps_the_due_dates(page, live_server, instructor):
     factories.course(n_modules=2, n_sections=1)
     cohort = factories.cohort(instructor, [])
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at="2026-03-01T12:00Z",
-                             late_due_at="2026-03-03T12:00Z", percent_per_day=10, weight=1)
+    CohortLab.objects.create(
+        cohort=cohort,
+        lab_slug="lab-1",
+        due_at="2026-03-01T12:00Z",
+        late_due_at="2026-03-03T12:00Z",
+        percent_per_day=10,
+        weight=1,
+    )
     page.set_viewport_size(PHONE)
     log_in(page, live_server, next_url=f"/instructor/c/{cohort.pk}/roster/")
     assert page_fits(page)
@@ -146,8 +176,9 @@ def test_a_regraded_submission_shows_its_result_without_a_reload(page, live_serv
     regrade = factories.submission(learner, "lab-1", status="queued", regrade_of=original)
     log_in(page, live_server, next_url=f"/instructor/c/{cohort.pk}/submissions/{regrade.pk}/")
     expect(page.locator(".dash-status")).to_have_text("queued")
-    Submission.objects.filter(pk=regrade.pk).update(status="done", verdict="accepted", score=0.9, max_score=1.0,
-                                                    result={"tests": []})
+    Submission.objects.filter(pk=regrade.pk).update(
+        status="done", verdict="accepted", score=0.9, max_score=1.0, result={"tests": []}
+    )
     expect(page.locator(".dash-status")).to_have_text("done", timeout=10_000)
     expect(page.locator(".dash-verdict")).to_have_text("accepted")
     expect(page.locator(".dash-pending")).to_have_count(0)
@@ -161,7 +192,8 @@ def test_the_learner_page_list_fills_in_when_a_regrade_finishes(page, live_serve
     log_in(page, live_server, next_url=f"/instructor/c/{cohort.pk}/learners/{learner.pk}/")
     row = page.locator(f"tr[data-submission='{regrade.pk}']")
     expect(row.locator(".dash-verdict-cell")).to_have_text("queued")
-    Submission.objects.filter(pk=regrade.pk).update(status="done", verdict="accepted", score=0.9, max_score=1.0,
-                                                    result={"tests": []})
+    Submission.objects.filter(pk=regrade.pk).update(
+        status="done", verdict="accepted", score=0.9, max_score=1.0, result={"tests": []}
+    )
     expect(row.locator(".dash-verdict-cell")).to_have_text("accepted", timeout=10_000)
     expect(page.locator(".dash-pending")).to_have_count(0)

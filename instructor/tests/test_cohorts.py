@@ -1,4 +1,5 @@
 """Cohorts: create, join with the code, add and remove learners, rotate the code."""
+
 import pytest
 from django.urls import reverse
 

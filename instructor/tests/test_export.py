@@ -1,7 +1,8 @@
 """The CSV export: streamed, one row per learner, and the same numbers as the pages."""
+
 import csv
 import io
-from datetime import datetime, timedelta, timezone as tz
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.http import StreamingHttpResponse
@@ -12,7 +13,7 @@ from instructor.templatetags.grades import number, percent
 from instructor.tests import factories
 
 pytestmark = pytest.mark.django_db
-DUE = datetime(2026, 3, 1, 12, 0, tzinfo=tz.utc)
+DUE = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def export(client, cohort) -> list[dict]:
@@ -34,8 +35,16 @@ def graded(cohort, learner, instructor):
     factories.submission(bob, "lab-1", 0.7, at=DUE - timedelta(days=1))
     factories.submission(learner, "lab-2", 1.0, max_score=2.0)
     factories.master(learner, factories.drills("m1", n=3)[:2])
-    ScoreOverride.objects.create(cohort=cohort, learner=learner, kind="lab", target_slug="lab-2", score=1.5,
-                                 max_score=2.0, reason="partial credit for a grader bug", created_by=instructor)
+    ScoreOverride.objects.create(
+        cohort=cohort,
+        learner=learner,
+        kind="lab",
+        target_slug="lab-2",
+        score=1.5,
+        max_score=2.0,
+        reason="partial credit for a grader bug",
+        created_by=instructor,
+    )
     return cohort
 
 
@@ -49,7 +58,12 @@ def test_one_row_per_learner_with_raw_penalty_final_mastery_overrides_total(inst
     assert "lab lab-2 = 1.5 by grace" in ada["overrides"] and "partial credit for a grader bug" in ada["overrides"]
     # total = (3 * 0.54 + 1 * 1.5/2 + 1 * mean(2/3, 0)) / 5
     assert float(ada["total %"]) == pytest.approx(100 * (3 * 0.54 + 0.75 + (2 / 3) / 2) / 5, abs=0.01)
-    assert (bob["name"], bob["lab-1 final"], bob["lab-1 late penalty %"], bob["overrides"]) == ("Bob Moses", "0.7", "0", "")
+    assert (bob["name"], bob["lab-1 final"], bob["lab-1 late penalty %"], bob["overrides"]) == (
+        "Bob Moses",
+        "0.7",
+        "0",
+        "",
+    )
 
 
 def test_csv_and_pages_show_the_same_numbers(instructor_client, graded, learner):
@@ -66,8 +80,8 @@ def test_csv_and_pages_show_the_same_numbers(instructor_client, graded, learner)
     for slug in ("lab-1", "lab-2"):
         grade = page.context["grades"].labs[slug]
         assert rows["ada"][f"{slug} final"] == number(grade.final)
-        assert f'{rows["ada"][f"{slug} final"]} / {rows["ada"][f"{slug} max"]}' in html
-    assert f'{rows["ada"]["total %"]}%' in html
+        assert f"{rows['ada'][f'{slug} final']} / {rows['ada'][f'{slug} max']}" in html
+    assert f"{rows['ada']['total %']}%" in html
 
 
 def test_formula_like_text_is_defused(instructor_client, cohort, learner):

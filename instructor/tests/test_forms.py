@@ -1,4 +1,5 @@
 """Every form rejects bad input with a message on the page, never a 500, and writes nothing."""
+
 import pytest
 from django.urls import reverse
 
@@ -12,20 +13,23 @@ def override(client, cohort, member, **fields):
     return client.post(reverse("instructor:overrides", args=[cohort.pk]), data)
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({"score": "-0.1"}, "The score cannot be negative."),
-    ({"score": "1.5"}, "The score cannot be above the maximum, 1."),
-    ({"target": "module:m1", "score": "101"}, "The score cannot be above the maximum, 100."),
-    ({"reason": "   "}, "Give a reason for the override."),
-    ({"target": "lab:no-such-lab"}, "Pick a lab or module of this course."),
-    ({"target": "module:lab-1"}, "Pick a lab or module of this course."),
-    ({"target": "grade:lab-1"}, "Pick a lab or module of this course."),
-    ({"target": ""}, "This field is required."),
-    ({"score": "lots"}, "Enter a number."),
-    ({"score": "nan"}, "Enter a number."),
-    ({"learner": "x"}, "That learner is not in this cohort."),
-    ({"learner": "999999"}, "That learner is not in this cohort."),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"score": "-0.1"}, "The score cannot be negative."),
+        ({"score": "1.5"}, "The score cannot be above the maximum, 1."),
+        ({"target": "module:m1", "score": "101"}, "The score cannot be above the maximum, 100."),
+        ({"reason": "   "}, "Give a reason for the override."),
+        ({"target": "lab:no-such-lab"}, "Pick a lab or module of this course."),
+        ({"target": "module:lab-1"}, "Pick a lab or module of this course."),
+        ({"target": "grade:lab-1"}, "Pick a lab or module of this course."),
+        ({"target": ""}, "This field is required."),
+        ({"score": "lots"}, "Enter a number."),
+        ({"score": "nan"}, "Enter a number."),
+        ({"learner": "x"}, "That learner is not in this cohort."),
+        ({"learner": "999999"}, "That learner is not in this cohort."),
+    ],
+)
 def test_override_form_rejects_bad_input(instructor_client, cohort, learner, fields, message):
     response = override(instructor_client, cohort, learner, **fields)
     assert response.status_code == 400
@@ -41,20 +45,29 @@ def test_override_form_accepts_a_good_one_and_records_who(instructor_client, coh
 
 
 def policy(client, cohort, **fields):
-    data = {"lab_slug": "lab-1", "due_at": "2026-03-01T12:00", "late_due_at": "2026-03-03T12:00",
-            "percent_per_day": "10", "weight": "2", **fields}
+    data = {
+        "lab_slug": "lab-1",
+        "due_at": "2026-03-01T12:00",
+        "late_due_at": "2026-03-03T12:00",
+        "percent_per_day": "10",
+        "weight": "2",
+        **fields,
+    }
     return client.post(reverse("instructor:policy_set", args=[cohort.pk]), data)
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({"late_due_at": "2026-02-28T12:00"}, "The late due date must not be before the due date."),
-    ({"due_at": ""}, "Set a due date before a late due date."),
-    ({"lab_slug": "no-such-lab"}, "Select a valid choice. no-such-lab is not one of the available choices."),
-    ({"percent_per_day": "-5"}, "Ensure this value is greater than or equal to 0."),
-    ({"percent_per_day": "150"}, "Ensure this value is less than or equal to 100."),
-    ({"weight": "-1"}, "Ensure this value is greater than or equal to 0."),
-    ({"due_at": "yesterday"}, "Enter a valid date/time."),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"late_due_at": "2026-02-28T12:00"}, "The late due date must not be before the due date."),
+        ({"due_at": ""}, "Set a due date before a late due date."),
+        ({"lab_slug": "no-such-lab"}, "Select a valid choice. no-such-lab is not one of the available choices."),
+        ({"percent_per_day": "-5"}, "Ensure this value is greater than or equal to 0."),
+        ({"percent_per_day": "150"}, "Ensure this value is less than or equal to 100."),
+        ({"weight": "-1"}, "Ensure this value is greater than or equal to 0."),
+        ({"due_at": "yesterday"}, "Enter a valid date/time."),
+    ],
+)
 def test_policy_form_rejects_bad_input(instructor_client, cohort, fields, message):
     response = policy(instructor_client, cohort, **fields)
     assert response.status_code == 400

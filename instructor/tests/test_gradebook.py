@@ -1,15 +1,17 @@
 """The gradebook: late policy per submission, regrades, overrides and the weighted total."""
-from datetime import datetime, timedelta, timezone as tz
+
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from instructor.gradebook import cohort_gradebook, late_penalty_pct
 from cohorts.models import CohortLab, ScoreOverride
+from instructor.gradebook import cohort_gradebook, late_penalty_pct
 from instructor.tests import factories
 from labs import selectors as lab_selectors
 
-DUE = datetime(2026, 3, 1, 12, 0, tzinfo=tz.utc)
+DUE = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def policy(**fields):
@@ -35,8 +37,11 @@ def test_no_policy_or_no_due_date_means_no_penalty():
     assert late_penalty_pct(DUE + timedelta(days=9), policy(due_at=None)) == 0
 
 
-@given(st.integers(min_value=-10 * 86400, max_value=60 * 86400), st.integers(min_value=0, max_value=86400),
-       st.floats(min_value=0, max_value=100))
+@given(
+    st.integers(min_value=-10 * 86400, max_value=60 * 86400),
+    st.integers(min_value=0, max_value=86400),
+    st.floats(min_value=0, max_value=100),
+)
 def test_penalty_is_bounded_and_never_falls_with_time(offset_s, extra_s, percent):
     rule = policy(percent_per_day=percent)
     first = late_penalty_pct(DUE + timedelta(seconds=offset_s), rule)
@@ -58,8 +63,9 @@ def test_best_final_is_judged_submission_by_submission(cohort, learner):
 
 @pytest.mark.django_db
 def test_late_due_date_zeroes_and_penalty_shows_for_the_counted_submission(cohort, learner):
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, late_due_at=DUE + timedelta(days=2),
-                             percent_per_day=25)
+    CohortLab.objects.create(
+        cohort=cohort, lab_slug="lab-1", due_at=DUE, late_due_at=DUE + timedelta(days=2), percent_per_day=25
+    )
     factories.submission(learner, "lab-1", 0.8, at=DUE + timedelta(days=1, hours=1))  # 2 days: 50% off: 0.4
     factories.submission(learner, "lab-1", 1.0, at=DUE + timedelta(days=3))  # after the late due date: 0
     grade = cohort_gradebook(cohort).rows[0].labs["lab-1"]
@@ -102,10 +108,26 @@ def test_overrides_replace_scores_until_undone_and_enter_the_total(cohort, learn
     row = cohort_gradebook(cohort).rows[0]
     # labs: lab-1 weight 1 at 0.5, lab-2 weight 0; drills weight 2 at mean(0.5, 0) = 0.25
     assert row.total_pct == pytest.approx(100 * (1 * 0.5 + 2 * 0.25) / 3, abs=0.01)
-    override = ScoreOverride.objects.create(cohort=cohort, learner=learner, kind="lab", target_slug="lab-1",
-                                            score=1.0, max_score=1.0, reason="viva", created_by=instructor)
-    ScoreOverride.objects.create(cohort=cohort, learner=learner, kind="module", target_slug="m2", score=100,
-                                 max_score=100, reason="project", created_by=instructor)
+    override = ScoreOverride.objects.create(
+        cohort=cohort,
+        learner=learner,
+        kind="lab",
+        target_slug="lab-1",
+        score=1.0,
+        max_score=1.0,
+        reason="viva",
+        created_by=instructor,
+    )
+    ScoreOverride.objects.create(
+        cohort=cohort,
+        learner=learner,
+        kind="module",
+        target_slug="m2",
+        score=100,
+        max_score=100,
+        reason="project",
+        created_by=instructor,
+    )
     row = cohort_gradebook(cohort).rows[0]
     assert row.labs["lab-1"].final == 1.0 and row.labs["lab-1"].raw == 0.5
     assert row.modules["m2"].final_mastery == 1.0 and len(row.overrides) == 2

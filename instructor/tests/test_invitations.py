@@ -1,4 +1,5 @@
 """Joining takes the learner's consent: a code they type, or an invitation they accept; no address oracle."""
+
 import re
 
 import pytest
@@ -21,8 +22,9 @@ def flash(response) -> str:
     return " ".join(str(message) for message in response.context["messages"])
 
 
-def test_inviting_enrols_nobody_and_answers_the_same_for_any_address(instructor_client, cohort,
-                                                                    django_capture_on_commit_callbacks):
+def test_inviting_enrols_nobody_and_answers_the_same_for_any_address(
+    instructor_client, cohort, django_capture_on_commit_callbacks
+):
     factories.user("bob")
     known = invite(instructor_client, cohort, "Bob@Example.com", django_capture_on_commit_callbacks)
     unknown = invite(instructor_client, cohort, "ghost@example.com", django_capture_on_commit_callbacks)
@@ -42,8 +44,9 @@ def test_inviting_twice_keeps_one_pending_invitation(instructor_client, cohort, 
     assert Invitation.objects.filter(status="pending").count() == 1 and len(mail.outbox) == 1
 
 
-def test_the_learner_sees_the_invitation_on_signing_in_and_accepts(instructor_client, cohort,
-                                                                   django_capture_on_commit_callbacks):
+def test_the_learner_sees_the_invitation_on_signing_in_and_accepts(
+    instructor_client, cohort, django_capture_on_commit_callbacks
+):
     client = Client()
     bob = factories.user("bob")
     sub = factories.submission(bob, "lab-1", 0.5)
@@ -89,16 +92,18 @@ def test_nobody_else_can_accept_an_invitation(instructor_client, cohort, django_
     assert Invitation.objects.get().status == "pending"
 
 
-def test_a_withdrawn_invitation_cannot_be_accepted(instructor_client, cohort, other_instructor,
-                                                   django_capture_on_commit_callbacks):
+def test_a_withdrawn_invitation_cannot_be_accepted(
+    instructor_client, cohort, other_instructor, django_capture_on_commit_callbacks
+):
     client = Client()
     bob = factories.user("bob")
     invite(instructor_client, cohort, "bob@example.com", django_capture_on_commit_callbacks)
     invitation = Invitation.objects.get()
     client.force_login(other_instructor)  # teaches another cohort: this one is not theirs to change
     assert client.post(reverse("instructor:invitation_withdraw", args=[cohort.pk, invitation.pk])).status_code == 404
-    response = instructor_client.post(reverse("instructor:invitation_withdraw", args=[cohort.pk, invitation.pk]),
-                                      follow=True)
+    response = instructor_client.post(
+        reverse("instructor:invitation_withdraw", args=[cohort.pk, invitation.pk]), follow=True
+    )
     assert "Invitation withdrawn." in response.content.decode()
     client.force_login(bob)
     assert client.post(reverse("instructor:invitation_accept", args=[invitation.pk])).status_code == 404

@@ -1,4 +1,5 @@
 """The progress matrix: what each cell shows, sorting, filtering, idle learners, and bounded queries."""
+
 from datetime import timedelta
 
 import pytest
@@ -6,9 +7,9 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
+from cohorts.models import Cohort, Membership
 from course.models import Section, SectionRead
 from drills.models import ReviewCard
-from cohorts.models import Cohort, Membership
 from instructor.tests import factories
 from labs.models import Lab, Submission
 
@@ -24,23 +25,44 @@ def big_cohort(instructor, n_learners: int, n_modules: int = 8) -> Cohort:
     """n learners over n_modules modules, each learner with reads, mastery and two submissions."""
     factories.course(n_modules=n_modules, n_sections=4)
     users = get_user_model().objects.bulk_create(
-        [get_user_model()(username=f"l{i:03d}", email=f"l{i:03d}@example.com") for i in range(n_learners)])
+        [get_user_model()(username=f"l{i:03d}", email=f"l{i:03d}@example.com") for i in range(n_learners)]
+    )
     cohort = factories.cohort(instructor, users, name="Big")
     sections = list(Section.objects.all())
     drills = [d for m in range(1, n_modules + 1) for d in factories.drills(f"m{m}", n=2)]
     labs = list(Lab.objects.all())
     now = timezone.now()
     SectionRead.objects.bulk_create([SectionRead(user=u, section=s) for u in users for s in sections[::3]])
-    ReviewCard.objects.bulk_create([ReviewCard(learner=u, drill=d, card={}, due=now, last_rating=3, passing=True,
-                                               reviewed_at=now) for u in users for d in drills[::2]])
-    Submission.objects.bulk_create([Submission(learner=u, lab=lab, mode="submit", source="x", status="done",
-                                               verdict="accepted", score=0.5, max_score=1.0, finished_at=now)
-                                    for u in users for lab in labs[:2]])
+    ReviewCard.objects.bulk_create(
+        [
+            ReviewCard(learner=u, drill=d, card={}, due=now, last_rating=3, passing=True, reviewed_at=now)
+            for u in users
+            for d in drills[::2]
+        ]
+    )
+    Submission.objects.bulk_create(
+        [
+            Submission(
+                learner=u,
+                lab=lab,
+                mode="submit",
+                source="x",
+                status="done",
+                verdict="accepted",
+                score=0.5,
+                max_score=1.0,
+                finished_at=now,
+            )
+            for u in users
+            for lab in labs[:2]
+        ]
+    )
     return cohort
 
 
-def test_matrix_of_200_learners_and_8_modules_has_bounded_queries(instructor_client, instructor,
-                                                                  django_assert_num_queries):
+def test_matrix_of_200_learners_and_8_modules_has_bounded_queries(
+    instructor_client, instructor, django_assert_num_queries
+):
     cohort = big_cohort(instructor, 200)
     with django_assert_num_queries(MATRIX_QUERIES):
         response = instructor_client.get(reverse("instructor:matrix", args=[cohort.pk]))
@@ -67,8 +89,10 @@ def test_a_cell_is_the_modules_progress_coloured_with_its_figures_in_the_tooltip
     assert second.progress is None and second.heat == "heat-0"
     page = response.content.decode()
     summary = "1. Module 1: read 2/3, drills 25%, lab 80%"
-    assert f'<td class="dash-cell heat-3"><a href="/instructor/c/{cohort.pk}/learners/{learner.pk}/modules/m1/" ' \
-           f'title="{summary}" aria-label="{summary}">57</a></td>' in page
+    assert (
+        f'<td class="dash-cell heat-3"><a href="/instructor/c/{cohort.pk}/learners/{learner.pk}/modules/m1/" '
+        f'title="{summary}" aria-label="{summary}">57</a></td>' in page
+    )
     assert '<abbr title="1. Module 1">M1</abbr>' in page and "not started" in page and "75–99%" in page
 
 

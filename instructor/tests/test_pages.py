@@ -1,4 +1,5 @@
 """The learner, lab, submission, regrade, override and queue pages, as an instructor sees them."""
+
 from datetime import timedelta
 
 import pytest
@@ -11,15 +12,27 @@ from instructor.tests import factories
 from labs.models import Submission
 
 pytestmark = pytest.mark.django_db
-RESULT = {"tests": [{"name": "hidden-gqa", "visibility": "hidden", "passed": False, "score": 0, "max_score": 0.5,
-                     "message": "expected 98304"}],
-          "metrics": {"median_ms": 1.9}, "stdout": "learner says hi",
-          "plots": [{"title": "Latency by batch", "figure": {"data": [{"type": "scatter", "x": [1], "y": [2]}]}}]}
+RESULT = {
+    "tests": [
+        {
+            "name": "hidden-gqa",
+            "visibility": "hidden",
+            "passed": False,
+            "score": 0,
+            "max_score": 0.5,
+            "message": "expected 98304",
+        }
+    ],
+    "metrics": {"median_ms": 1.9},
+    "stdout": "learner says hi",
+    "plots": [{"title": "Latency by batch", "figure": {"data": [{"type": "scatter", "x": [1], "y": [2]}]}}],
+}
 
 
 def test_learner_page_shows_submissions_attempts_and_grades(instructor_client, cohort, learner):
-    sub = factories.submission(learner, "lab-1", 0.5, verdict="wrong_answer", source="def kv():\n    return 42\n",
-                               result=RESULT)
+    sub = factories.submission(
+        learner, "lab-1", 0.5, verdict="wrong_answer", source="def kv():\n    return 42\n", result=RESULT
+    )
     factories.submission(learner, "lab-2", None, mode="run", at=timezone.now() - timedelta(days=2))
     response = instructor_client.get(reverse("instructor:learner", args=[cohort.pk, learner.pk]))
     page = response.content.decode()
@@ -39,8 +52,9 @@ def test_submission_detail_shows_code_tests_and_plots_also_as_a_partial(instruct
     assert "return 42" in partial and "<html" not in partial
 
 
-def test_lab_page_lists_the_cohorts_submissions_with_verdicts_and_histogram(instructor_client, cohort, learner,
-                                                                           other_cohort):
+def test_lab_page_lists_the_cohorts_submissions_with_verdicts_and_histogram(
+    instructor_client, cohort, learner, other_cohort
+):
     factories.submission(learner, "lab-1", 1.0)
     factories.submission(learner, "lab-1", 0.2, verdict="wrong_answer")
     factories.submission(learner, "lab-1", None, status="queued")
@@ -51,23 +65,26 @@ def test_lab_page_lists_the_cohorts_submissions_with_verdicts_and_histogram(inst
     assert histogram["type"] == "bar" and histogram["y"] == [0, 0, 1, 0, 0, 0, 0, 0, 0, 1]  # 0.2 and 1.0
 
 
-def test_regrade_one_keeps_both_and_the_gradebook_uses_the_newest(instructor_client, cohort, learner,
-                                                                 django_capture_on_commit_callbacks):
+def test_regrade_one_keeps_both_and_the_gradebook_uses_the_newest(
+    instructor_client, cohort, learner, django_capture_on_commit_callbacks
+):
     original = factories.submission(learner, "lab-1", 0.4)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = instructor_client.post(reverse("instructor:submission_regrade", args=[cohort.pk, original.pk]))
     regrade = Submission.objects.get(regrade_of=original)
     assert response.status_code == 302 and len(callbacks) == 1  # enqueued through the labs queue on commit
     assert (regrade.status, regrade.source, regrade.learner) == ("queued", original.source, learner)
-    Submission.objects.filter(pk=regrade.pk).update(status="done", verdict="accepted", score=0.9, max_score=1.0,
-                                                    finished_at=timezone.now())
+    Submission.objects.filter(pk=regrade.pk).update(
+        status="done", verdict="accepted", score=0.9, max_score=1.0, finished_at=timezone.now()
+    )
     page = instructor_client.get(reverse("instructor:learner", args=[cohort.pk, learner.pk]))
     assert page.context["grades"].labs["lab-1"].final == 0.9
     assert f"regrade of #{original.pk}" in page.content.decode()
 
 
-def test_regrade_all_takes_each_learners_latest_submit(instructor_client, cohort, learner,
-                                                       django_capture_on_commit_callbacks):
+def test_regrade_all_takes_each_learners_latest_submit(
+    instructor_client, cohort, learner, django_capture_on_commit_callbacks
+):
     factories.submission(learner, "lab-1", 0.1, at=timezone.now() - timedelta(hours=2))
     latest = factories.submission(learner, "lab-1", 0.3, at=timezone.now() - timedelta(hours=1))
     factories.submission(learner, "lab-1", None, mode="run")
@@ -80,8 +97,7 @@ def test_regrade_all_takes_each_learners_latest_submit(instructor_client, cohort
 
 def test_override_shows_in_the_audit_list_and_can_be_undone(instructor_client, cohort, learner, instructor):
     url = reverse("instructor:overrides", args=[cohort.pk])
-    instructor_client.post(url, {"learner": learner.pk, "target": "module:m1", "score": "80",
-                                 "reason": "project work"})
+    instructor_client.post(url, {"learner": learner.pk, "target": "module:m1", "score": "80", "reason": "project work"})
     page = instructor_client.get(url).content.decode()
     assert "project work" in page and "module m1" in page and "grace" in page and "Undo" in page
     override = ScoreOverride.objects.get()
@@ -95,9 +111,15 @@ def test_override_shows_in_the_audit_list_and_can_be_undone(instructor_client, c
 def test_queue_health_shows_counts_and_workers(instructor_client, cohort, learner):
     factories.submission(learner, "lab-1", None, status="queued", at=timezone.now() - timedelta(seconds=90))
     factories.submission(learner, "lab-2", None, status="running")
-    WorkerHeartbeat.objects.create(name="celery@gpu-1", host="gpu-1", last_seen=timezone.now(),
-                                   info={"host": "gpu-1", "torch": "2.13.0", "cuda": "NVIDIA H200"})
-    WorkerHeartbeat.objects.create(name="celery@old", host="old", info={}, last_seen=timezone.now() - timedelta(hours=1))
+    WorkerHeartbeat.objects.create(
+        name="celery@gpu-1",
+        host="gpu-1",
+        last_seen=timezone.now(),
+        info={"host": "gpu-1", "torch": "2.13.0", "cuda": "NVIDIA H200"},
+    )
+    WorkerHeartbeat.objects.create(
+        name="celery@old", host="old", info={}, last_seen=timezone.now() - timedelta(hours=1)
+    )
     response = instructor_client.get(reverse("instructor:queue"))
     page = response.content.decode()
     assert response.context["stats"]["queued"] == 1 and response.context["stats"]["running"] == 1
@@ -113,14 +135,24 @@ def add_rows(cohort, learner, instructor, n: int, tag: str) -> None:
         factories.submission(learner, "lab-1", 0.5)
         member = factories.user(f"{tag}{i}")
         cohort.memberships.create(learner=member)
-        ScoreOverride.objects.create(cohort=cohort, learner=member, kind="lab", target_slug="lab-1", score=0.5,
-                                     max_score=1.0, reason="r", created_by=instructor)
+        ScoreOverride.objects.create(
+            cohort=cohort,
+            learner=member,
+            kind="lab",
+            target_slug="lab-1",
+            score=0.5,
+            max_score=1.0,
+            reason="r",
+            created_by=instructor,
+        )
 
 
-@pytest.mark.parametrize("view, args", [("lab", ["lab-1"]), ("learner", ["LEARNER"]), ("overrides", []),
-                                        ("roster", [])])
-def test_list_pages_have_a_fixed_number_of_queries(instructor_client, cohort, learner, instructor, view, args,
-                                                   django_assert_num_queries):
+@pytest.mark.parametrize(
+    "view, args", [("lab", ["lab-1"]), ("learner", ["LEARNER"]), ("overrides", []), ("roster", [])]
+)
+def test_list_pages_have_a_fixed_number_of_queries(
+    instructor_client, cohort, learner, instructor, view, args, django_assert_num_queries
+):
     """The same count with 1 or 20 submissions, overrides and members: nothing is fetched per row."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext

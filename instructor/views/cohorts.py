@@ -1,4 +1,5 @@
 """Cohorts: the list, creating one, joining (by code or invitation), the roster and the lab policies."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -8,10 +9,17 @@ from django.views.decorators.http import require_POST
 
 from accounts.decorators import instructor_required
 from cohorts import selectors, services
-from instructor import sources
 from cohorts.access import cohort_action, cohort_view
-from instructor.forms import (CohortForm, DrillWeightForm, InviteForm, JoinForm, CohortLabForm, policy_data,
-                              policy_values)
+from instructor import sources
+from instructor.forms import (
+    CohortForm,
+    CohortLabForm,
+    DrillWeightForm,
+    InviteForm,
+    JoinForm,
+    policy_data,
+    policy_values,
+)
 
 
 @instructor_required
@@ -21,8 +29,12 @@ def index(request):
         cohort = services.cohort_create(name=form.cleaned_data["name"], instructor=request.user)
         messages.success(request, f"Cohort {cohort.name} created; learners join with code {cohort.join_code}.")
         return redirect("instructor:roster", cohort.pk)
-    return render(request, "instructor/index.html", {"cohorts": selectors.cohorts_for(user=request.user),
-                                                     "form": form}, status=400 if form.errors else 200)
+    return render(
+        request,
+        "instructor/index.html",
+        {"cohorts": selectors.cohorts_for(user=request.user), "form": form},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -37,9 +49,12 @@ def join(request):
         else:
             messages.success(request, f"You joined {cohort.name}.")
             return redirect("course:index")
-    return render(request, "instructor/join.html", {"form": form,
-                                                    "invitations": selectors.invitations_for(user=request.user)},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "instructor/join.html",
+        {"form": form, "invitations": selectors.invitations_for(user=request.user)},
+        status=400 if form.errors else 200,
+    )
 
 
 @require_POST
@@ -48,7 +63,7 @@ def invitation_answer(request, invitation_id: int, accept: bool):
     try:
         invitation = services.invitation_answer(user=request.user, invitation_id=invitation_id, accept=accept)
     except services.ActionRefused:
-        raise Http404("No such invitation is waiting for you.")
+        raise Http404("No such invitation is waiting for you.") from None
     verb = "joined" if accept else "declined the invitation to"
     messages.success(request, f"You {verb} {invitation.cohort.name}.")
     return redirect("course:index" if accept else "instructor:join")
@@ -58,8 +73,9 @@ def _roster_page(request, cohort, *, policy_form=None, weight_form=None, invite_
     """`policy_form`, when given, is a bound form with errors: it takes its lab's row in place of the current values."""
     labs = sources.lab_slugs()
     policies = {policy.lab_slug: policy for policy in cohort.cohort_labs.all()}
-    forms = {slug: CohortLabForm(initial=policy_values(policies.get(slug), slug), lab_slugs=labs, slug=slug)
-             for slug in labs}
+    forms = {
+        slug: CohortLabForm(initial=policy_values(policies.get(slug), slug), lab_slugs=labs, slug=slug) for slug in labs
+    }
     stray = None
     if policy_form is not None:
         slug = policy_form.data.get("lab_slug")
@@ -68,13 +84,21 @@ def _roster_page(request, cohort, *, policy_form=None, weight_form=None, invite_
             forms[slug].is_valid()
         else:
             stray = policy_form  # an unknown lab: its error goes above the table
-    return render(request, "instructor/roster.html", {
-        "cohort": cohort, "members": selectors.roster(cohort=cohort),
-        "invitations": selectors.invitations_pending(cohort=cohort),
-        "join_link": request.build_absolute_uri(f"{reverse('instructor:join')}?code={cohort.join_code}"),
-        "policy_forms": list(forms.items()), "stray_policy_form": stray,
-        "weight_form": weight_form or DrillWeightForm(initial={"drill_weight": cohort.drill_weight}),
-        "invite_form": invite_form or InviteForm()}, status=status)
+    return render(
+        request,
+        "instructor/roster.html",
+        {
+            "cohort": cohort,
+            "members": selectors.roster(cohort=cohort),
+            "invitations": selectors.invitations_pending(cohort=cohort),
+            "join_link": request.build_absolute_uri(f"{reverse('instructor:join')}?code={cohort.join_code}"),
+            "policy_forms": list(forms.items()),
+            "stray_policy_form": stray,
+            "weight_form": weight_form or DrillWeightForm(initial={"drill_weight": cohort.drill_weight}),
+            "invite_form": invite_form or InviteForm(),
+        },
+        status=status,
+    )
 
 
 @cohort_view
@@ -90,13 +114,16 @@ def roster_invite(request, cohort):
     if not form.is_valid():
         return _roster_page(request, cohort, invite_form=form, status=400)
     email = form.cleaned_data["email"]
-    invitation = services.invitation_create(cohort=cohort, email=email, by=request.user,
-                                            join_url=request.build_absolute_uri(reverse("instructor:join")))
+    invitation = services.invitation_create(
+        cohort=cohort, email=email, by=request.user, join_url=request.build_absolute_uri(reverse("instructor:join"))
+    )
     if invitation is None:
         messages.info(request, f"{email} is in this cohort already.")
     else:
-        messages.success(request, f"Invitation sent to {invitation.email}. They join when they accept it, "
-                                  "signed in with that address.")
+        messages.success(
+            request,
+            f"Invitation sent to {invitation.email}. They join when they accept it, signed in with that address.",
+        )
     return redirect("instructor:roster", cohort.pk)
 
 

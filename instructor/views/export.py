@@ -1,4 +1,5 @@
 """The grade sheet as a streamed CSV: one row per learner, the gradebook's numbers."""
+
 import csv
 
 from django.http import StreamingHttpResponse
@@ -37,8 +38,15 @@ def rows(gradebook: Gradebook):
             grade = grades.labs[lab["slug"]]
             row += [number(grade.raw), number(grade.max_score), number(grade.penalty_pct), number(grade.final)]
         row += [percent(grades.modules[module["slug"]].final_mastery) for module in gradebook.modules]
-        row.append(_text("; ".join(f"{o.kind} {o.target_slug} = {number(o.score)} by {o.created_by.username} "
-                             f"on {o.created_at:%Y-%m-%d}: {o.reason}" for o in grades.overrides)))
+        row.append(
+            _text(
+                "; ".join(
+                    f"{o.kind} {o.target_slug} = {number(o.score)} by {o.created_by.username} "
+                    f"on {o.created_at:%Y-%m-%d}: {o.reason}"
+                    for o in grades.overrides
+                )
+            )
+        )
         row.append(number(grades.total_pct))
         yield row
 
@@ -54,5 +62,6 @@ def export_csv(request, cohort):
             yield writer.writerow(row)
 
     filename = f"{slugify(cohort.name) or 'cohort'}-grades-{timezone.now():%Y%m%d}.csv"
-    return StreamingHttpResponse(stream(), content_type="text/csv",
-                                 headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+    return StreamingHttpResponse(
+        stream(), content_type="text/csv", headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+    )

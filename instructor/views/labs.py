@@ -1,12 +1,13 @@
 """A lab across the cohort, one submission's code and result, and regrades."""
+
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django_htmx.http import HttpResponseStopPolling
 
 from cohorts import selectors
-from instructor import services, sources
 from cohorts.access import cohort_action, cohort_view
+from instructor import services, sources
 from instructor.charts import score_histogram
 
 SHOWN = 500  # newest submissions listed; the counts and the histogram cover them all
@@ -19,8 +20,11 @@ def wants_submissions_part(request) -> bool:
 def submissions_part(request, *, cohort, submissions, **flags):
     """The submissions list alone, for its own poll: the poll ends once no run in it is queued or running."""
     pending = any(not sub.is_done for sub in submissions)
-    response = render(request, "instructor/_submissions.html",
-                      {"cohort": cohort, "submissions": submissions, "pending": pending, **flags})
+    response = render(
+        request,
+        "instructor/_submissions.html",
+        {"cohort": cohort, "submissions": submissions, "pending": pending, **flags},
+    )
     return response if pending else HttpResponseStopPolling(response.content)
 
 
@@ -34,10 +38,20 @@ def lab(request, cohort, lab_slug: str):
     if wants_submissions_part(request):
         return submissions_part(request, cohort=cohort, submissions=submissions, show_learner=True)
     summary = sources.lab_summary(user_ids=user_ids, lab_slug=lab_slug)
-    return render(request, "instructor/lab.html", {
-        "cohort": cohort, "lab_slug": lab_slug, "lab_title": titles[lab_slug], "total": summary["total"],
-        "submissions": submissions, "pending": any(not sub.is_done for sub in submissions),
-        "verdicts": summary["verdicts"], "histogram": score_histogram(summary["scores"], summary["max_score"])})
+    return render(
+        request,
+        "instructor/lab.html",
+        {
+            "cohort": cohort,
+            "lab_slug": lab_slug,
+            "lab_title": titles[lab_slug],
+            "total": summary["total"],
+            "submissions": submissions,
+            "pending": any(not sub.is_done for sub in submissions),
+            "verdicts": summary["verdicts"],
+            "histogram": score_histogram(summary["scores"], summary["max_score"]),
+        },
+    )
 
 
 @cohort_view

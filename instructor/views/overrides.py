@@ -1,4 +1,5 @@
 """Score overrides: set one with a reason (it supersedes the target's active one), list them all, undo one."""
+
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
@@ -22,20 +23,35 @@ def overrides(request, cohort):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            saved = services.override_create(cohort=cohort, learner_id=data["learner"], kind=data["kind"],
-                                             target_slug=data["target_slug"], score=data["score"],
-                                             max_score=data["max_score"], reason=data["reason"], by=request.user)
+            saved = services.override_create(
+                cohort=cohort,
+                learner_id=data["learner"],
+                kind=data["kind"],
+                target_slug=data["target_slug"],
+                score=data["score"],
+                max_score=data["max_score"],
+                reason=data["reason"],
+                by=request.user,
+            )
         except services.ActionRefused as refusal:
             form.add_error(None, str(refusal))
         else:
-            replaced = (f" It replaces the override of {number(saved.replaced.score)} set by "
-                        f"{saved.replaced.created_by.username}." if saved.replaced else "")
-            messages.success(request, f"Override saved: {data['kind']} {data['target_slug']} = {data['score']:g}."
-                                      + replaced)
+            replaced = (
+                f" It replaces the override of {number(saved.replaced.score)} set by "
+                f"{saved.replaced.created_by.username}."
+                if saved.replaced
+                else ""
+            )
+            messages.success(
+                request, f"Override saved: {data['kind']} {data['target_slug']} = {data['score']:g}." + replaced
+            )
             return redirect("instructor:overrides", cohort.pk)
-    return render(request, "instructor/overrides.html", {
-        "cohort": cohort, "form": form, "audit": selectors.override_audit(cohort=cohort)},
-        status=400 if form.errors else 200)
+    return render(
+        request,
+        "instructor/overrides.html",
+        {"cohort": cohort, "form": form, "audit": selectors.override_audit(cohort=cohort)},
+        status=400 if form.errors else 200,
+    )
 
 
 @cohort_action(refused_to="instructor:overrides")

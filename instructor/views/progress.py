@@ -1,11 +1,12 @@
 """The progress matrix of a cohort, one learner's page, and one learner's module (a matrix cell's drill-down)."""
+
 from django.http import Http404
 from django.shortcuts import render
 from django.utils import timezone
 
 from cohorts import selectors
-from instructor import sources
 from cohorts.access import cohort_view
+from instructor import sources
 from instructor.charts import learner_timeline
 from instructor.gradebook import cohort_gradebook
 from instructor.matrix import HEAT_STEPS, matrix_rows, module_headers, module_progress, sort_links
@@ -27,13 +28,26 @@ def matrix(request, cohort):
     sort, query = request.GET.get("sort", "name"), request.GET.get("q", "")
     descending, inactive = request.GET.get("dir") == "desc", _days(request.GET.get("inactive"))
     gradebook = cohort_gradebook(cohort)
-    rows = matrix_rows(gradebook, sort=sort, descending=descending, query=query, inactive_days=inactive,
-                       now=timezone.now())
+    rows = matrix_rows(
+        gradebook, sort=sort, descending=descending, query=query, inactive_days=inactive, now=timezone.now()
+    )
     links = sort_links(gradebook, sort=sort, descending=descending, query=query, inactive_days=inactive)
-    return render(request, "instructor/matrix.html", {
-        "cohort": cohort, "gradebook": gradebook, "rows": rows, "sort": sort, "descending": descending,
-        "q": query, "inactive": inactive, "heat_steps": HEAT_STEPS,
-        "links": links, "module_headers": module_headers(gradebook, links)})
+    return render(
+        request,
+        "instructor/matrix.html",
+        {
+            "cohort": cohort,
+            "gradebook": gradebook,
+            "rows": rows,
+            "sort": sort,
+            "descending": descending,
+            "q": query,
+            "inactive": inactive,
+            "heat_steps": HEAT_STEPS,
+            "links": links,
+            "module_headers": module_headers(gradebook, links),
+        },
+    )
 
 
 def _member(cohort, learner_id: int):
@@ -51,13 +65,23 @@ def learner(request, cohort, learner_id: int):
         return submissions_part(request, cohort=cohort, submissions=submissions, show_lab=True)
     gradebook = cohort_gradebook(cohort, learner_ids=[user.pk])
     attempts = sources.attempts_for(user)
-    return render(request, "instructor/learner.html", {
-        "cohort": cohort, "learner": user, "gradebook": gradebook, "grades": gradebook.rows[0],
-        "submissions": submissions, "pending": any(not sub.is_done for sub in submissions),
-        "attempts": attempts, "reads": sources.reads_for(user),
-        "timeline": learner_timeline(submissions, attempts),
-        "override_form": override_form(cohort, learner=user),
-        "audit": selectors.override_audit(cohort=cohort, learner_id=user.pk)})
+    return render(
+        request,
+        "instructor/learner.html",
+        {
+            "cohort": cohort,
+            "learner": user,
+            "gradebook": gradebook,
+            "grades": gradebook.rows[0],
+            "submissions": submissions,
+            "pending": any(not sub.is_done for sub in submissions),
+            "attempts": attempts,
+            "reads": sources.reads_for(user),
+            "timeline": learner_timeline(submissions, attempts),
+            "override_form": override_form(cohort, learner=user),
+            "audit": selectors.override_audit(cohort=cohort, learner_id=user.pk),
+        },
+    )
 
 
 @cohort_view
@@ -70,11 +94,19 @@ def learner_module(request, cohort, learner_id: int, module_slug: str):
         raise Http404("No such module.")
     grades = gradebook.rows[0]
     grade = grades.modules[module_slug]
-    return render(request, "instructor/learner_module.html", {
-        "cohort": cohort, "learner": user, "module": module, "grade": grade,
-        "progress": module_progress(module, grade),
-        "labs": [(lab, grades.labs[lab["slug"]]) for lab in gradebook.labs if lab["slug"] in module["labs"]],
-        "submissions": [s for s in sources.submissions_for(user_ids=[user.pk]) if s.lab.slug in module["labs"]],
-        "attempts": [a for a in sources.attempts_for(user) if a.drill.module_slug == module_slug],
-        "reads": [r for r in sources.reads_for(user) if r.section.module.slug == module_slug],
-        "override_form": override_form(cohort, learner=user, initial={"target": f"module:{module_slug}"})})
+    return render(
+        request,
+        "instructor/learner_module.html",
+        {
+            "cohort": cohort,
+            "learner": user,
+            "module": module,
+            "grade": grade,
+            "progress": module_progress(module, grade),
+            "labs": [(lab, grades.labs[lab["slug"]]) for lab in gradebook.labs if lab["slug"] in module["labs"]],
+            "submissions": [s for s in sources.submissions_for(user_ids=[user.pk]) if s.lab.slug in module["labs"]],
+            "attempts": [a for a in sources.attempts_for(user) if a.drill.module_slug == module_slug],
+            "reads": [r for r in sources.reads_for(user) if r.section.module.slug == module_slug],
+            "override_form": override_form(cohort, learner=user, initial={"target": f"module:{module_slug}"}),
+        },
+    )

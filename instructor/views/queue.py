@@ -1,4 +1,5 @@
 """Queue health: waiting and running lab runs, and the workers that sent a heartbeat."""
+
 from django.shortcuts import render
 
 from accounts.decorators import instructor_required

@@ -1,4 +1,5 @@
 """`{% lab_links module.labs %}`: a course module's labs, each with its leaderboard when it has one."""
+
 from django import template
 
 from labs.selectors import labs_named

@@ -1,11 +1,12 @@
 """Factories for labs tests: a kv-sizing lab and submissions in any state."""
+
 import factory
 from django.contrib.auth import get_user_model
 
 from gpu_worker.graders.result import Report
 from labs.models import Lab, Submission
 
-KV_STARTER = '''def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
+KV_STARTER = """def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
     raise NotImplementedError
 
 
@@ -16,7 +17,7 @@ def num_gpu_blocks(gpu_memory_bytes, gpu_memory_utilization, weight_bytes, activ
 
 def max_concurrent_seqs(num_blocks, block_size, seq_len) -> int:
     raise NotImplementedError
-'''
+"""
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -68,18 +69,34 @@ def worker_tests(hidden_passed: bool) -> list[dict]:
 def result_json(submission_id: int, mode: str = "submit", verdict: str = "accepted", score: float = 1.0) -> dict:
     """A result as the worker sends it (see docs/architecture.md), with one public and one hidden test."""
     return {
-        "submission_id": submission_id, "lab": "kv-sizing", "mode": mode, "verdict": verdict,
-        "score": score if mode == "submit" else None, "max_score": 1.0 if mode == "submit" else None,
-        "message": "", "metrics": {"device": "cpu", "grade_s": 0.5},
+        "submission_id": submission_id,
+        "lab": "kv-sizing",
+        "mode": mode,
+        "verdict": verdict,
+        "score": score if mode == "submit" else None,
+        "max_score": 1.0 if mode == "submit" else None,
+        "message": "",
+        "metrics": {"device": "cpu", "grade_s": 0.5},
         "tests": worker_tests(hidden_passed=verdict == "accepted"),
-        "plots": [{"title": "KV per sequence", "figure": {"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4]}],
-                                                           "layout": {"title": {"text": "KV"}}}}],
-        "stdout": "hello from the learner\n", "worker": {"host": "gpu-host-1", "torch": "2.13.0"},
+        "plots": [
+            {
+                "title": "KV per sequence",
+                "figure": {
+                    "data": [{"type": "scatter", "x": [1, 2], "y": [3, 4]}],
+                    "layout": {"title": {"text": "KV"}},
+                },
+            }
+        ],
+        "stdout": "hello from the learner\n",
+        "worker": {"host": "gpu-host-1", "torch": "2.13.0"},
     }
 
 
-SPEED_LABS = {"paged-attention": ("Paged attention kernel", "paged-attention"),
-              "scheduler": ("Scheduler policy", "scheduling"), "ring-allreduce": ("Ring all-reduce", "collectives")}
+SPEED_LABS = {
+    "paged-attention": ("Paged attention kernel", "paged-attention"),
+    "scheduler": ("Scheduler policy", "scheduling"),
+    "ring-allreduce": ("Ring all-reduce", "collectives"),
+}
 
 
 def speed_lab(slug: str) -> Lab:
@@ -95,21 +112,47 @@ def timed_result(lab_slug: str, figure: float, *, gpu: str | None = None) -> dic
     if lab_slug == "paged-attention":
         metrics.update(median_ms=figure, reference_ms=2.0, timing_context=1024, timing_batch=4)
     elif lab_slug == "scheduler":  # `figure` on the board's fixed hidden trace; the scored traces differ
-        metrics["traces"] = {"bursty-7": {"yours": {"throughput": figure - 0.5}},
-                             "hidden-bursty": {"yours": {"throughput": 99.0}}}
+        metrics["traces"] = {
+            "bursty-7": {"yours": {"throughput": figure - 0.5}},
+            "hidden-bursty": {"yours": {"throughput": 99.0}},
+        }
         metrics["board"] = {"throughput": figure, "requests": 24}
     else:
-        metrics["bandwidth"] = [{"size": numel * 4, "count": numel, "busbw": figure / 10 if numel < 1048576 else figure}
-                                for numel in (1024, 16384, 262144, 1048576)]
-    return {"verdict": "accepted", "score": 1.0, "max_score": 1.0, "tests": [], "plots": [], "metrics": metrics,
-            "worker": {"host": "w1", "device": device, "cuda": gpu}}
+        metrics["bandwidth"] = [
+            {"size": numel * 4, "count": numel, "busbw": figure / 10 if numel < 1048576 else figure}
+            for numel in (1024, 16384, 262144, 1048576)
+        ]
+    return {
+        "verdict": "accepted",
+        "score": 1.0,
+        "max_score": 1.0,
+        "tests": [],
+        "plots": [],
+        "metrics": metrics,
+        "worker": {"host": "w1", "device": device, "cuda": gpu},
+    }
 
 
-def timed_submission(learner, lab: Lab, figure: float, *, gpu: str | None = None, verdict: str = "accepted",
-                     mode: str = "submit", status: str = "done") -> Submission:
-    return SubmissionFactory(learner=learner, lab=lab, mode=mode, status=status, verdict=verdict,
-                             score=1.0 if verdict == "accepted" else 0.0, max_score=1.0,
-                             result=timed_result(lab.slug, figure, gpu=gpu))
+def timed_submission(
+    learner,
+    lab: Lab,
+    figure: float,
+    *,
+    gpu: str | None = None,
+    verdict: str = "accepted",
+    mode: str = "submit",
+    status: str = "done",
+) -> Submission:
+    return SubmissionFactory(
+        learner=learner,
+        lab=lab,
+        mode=mode,
+        status=status,
+        verdict=verdict,
+        score=1.0 if verdict == "accepted" else 0.0,
+        max_score=1.0,
+        result=timed_result(lab.slug, figure, gpu=gpu),
+    )
 
 
 def roofline_result(submission_id: int, *, yours_ms: float = 8.0, reference_ms: float = 4.0) -> dict:
@@ -120,8 +163,9 @@ def roofline_result(submission_id: int, *, yours_ms: float = 8.0, reference_ms: 
     from gpu_worker.graders.result import Report
 
     report = Report("paged-attention", "submit")
-    add_roofline(report, case=timing_case(1024), element_bytes=4, dev="cpu", yours_ms=yours_ms,
-                 reference_ms=reference_ms)
+    add_roofline(
+        report, case=timing_case(1024), element_bytes=4, dev="cpu", yours_ms=yours_ms, reference_ms=reference_ms
+    )
     result = result_json(submission_id) | {"lab": "paged-attention", "plots": report.plots}
     result["metrics"] |= report.metrics | {"median_ms": yours_ms, "reference_ms": reference_ms}
     return result

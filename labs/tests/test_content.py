@@ -1,4 +1,5 @@
 """`manage.py load_labs`: loads labs/content idempotently; an invalid file fails naming file and field."""
+
 from pathlib import Path
 
 import pytest
@@ -20,9 +21,13 @@ limits:
 """
 
 
-def _write_lab(root: Path, slug="kv-sizing", yaml_text=LAB_YAML,
-               statement="# KV cache sizing\n\nSize **it**.\n<script>x</script>",
-               starter="def kv_bytes_per_token(config, dtype_bytes):\n    ...\n") -> Path:
+def _write_lab(
+    root: Path,
+    slug="kv-sizing",
+    yaml_text=LAB_YAML,
+    statement="# KV cache sizing\n\nSize **it**.\n<script>x</script>",
+    starter="def kv_bytes_per_token(config, dtype_bytes):\n    ...\n",
+) -> Path:
     folder = root / slug
     folder.mkdir(parents=True)
     (folder / "lab.yaml").write_text(yaml_text)
@@ -35,8 +40,13 @@ def test_loads_and_is_idempotent(tmp_path, capsys):
     _write_lab(tmp_path)
     call_command("load_labs", path=str(tmp_path))
     lab = Lab.objects.get()
-    assert (lab.slug, lab.title, lab.module_slug, lab.order, lab.limits) == \
-        ("kv-sizing", "KV cache sizing", "kv-cache", 1, {"wall_s": 15})
+    assert (lab.slug, lab.title, lab.module_slug, lab.order, lab.limits) == (
+        "kv-sizing",
+        "KV cache sizing",
+        "kv-cache",
+        1,
+        {"wall_s": 15},
+    )
     assert "<strong>it</strong>" in lab.statement_html and "<script>" not in lab.statement_html
     assert "KV cache sizing" not in lab.statement_html  # the page's own heading shows the title
     assert lab.contract.startswith("def kv_bytes_per_token") and "..." in lab.starter_code
@@ -48,14 +58,17 @@ def test_loads_and_is_idempotent(tmp_path, capsys):
     assert Lab.objects.get().order == 4 and Lab.objects.count() == 1
 
 
-@pytest.mark.parametrize("yaml_text, words", [
-    (LAB_YAML.replace("title: KV cache sizing\n", ""), "lab.yaml: field 'title' is required"),
-    (LAB_YAML.replace("order: 1", "order: first"), "lab.yaml: field 'order' must be a whole number"),
-    (LAB_YAML.replace("wall_s: 15", "wall_s: -1"), "lab.yaml: field 'limits.wall_s' must be a positive"),
-    (LAB_YAML.replace("wall_s: 15", "walls: 15"), "lab.yaml: field 'limits.walls' is unknown"),
-    (LAB_YAML + "slug: other\n", "lab.yaml: field 'slug' is 'other'"),
-    ("title: [unclosed", "lab.yaml: invalid YAML"),
-])
+@pytest.mark.parametrize(
+    "yaml_text, words",
+    [
+        (LAB_YAML.replace("title: KV cache sizing\n", ""), "lab.yaml: field 'title' is required"),
+        (LAB_YAML.replace("order: 1", "order: first"), "lab.yaml: field 'order' must be a whole number"),
+        (LAB_YAML.replace("wall_s: 15", "wall_s: -1"), "lab.yaml: field 'limits.wall_s' must be a positive"),
+        (LAB_YAML.replace("wall_s: 15", "walls: 15"), "lab.yaml: field 'limits.walls' is unknown"),
+        (LAB_YAML + "slug: other\n", "lab.yaml: field 'slug' is 'other'"),
+        ("title: [unclosed", "lab.yaml: invalid YAML"),
+    ],
+)
 def test_invalid_yaml_names_file_and_field(tmp_path, yaml_text, words):
     _write_lab(tmp_path, yaml_text=yaml_text)
     with pytest.raises(CommandError, match=words.replace("[", r"\[")) as error:

@@ -1,4 +1,5 @@
 """The web side speaks the worker's contract: the same modes and verdicts, the same source cap."""
+
 from gpu_worker import contract
 from labs.models import Submission
 from labs.services import SubmissionRefused, check_submitted_text

@@ -1,5 +1,6 @@
 """The editor keeps the learner's work: drafts saved per learner and lab, past code loaded back,
 Run/Submit answered in the page's result panel (htmx) and the submitted code shown with its result."""
+
 import pytest
 from django.urls import reverse
 
@@ -18,7 +19,7 @@ def lab():
 def editor_text(response) -> str:
     text = response.content.decode()
     start = text.index('data-editor="python"')
-    return text[text.index(">", start) + 1:text.index("</textarea>", start)]
+    return text[text.index(">", start) + 1 : text.index("</textarea>", start)]
 
 
 def test_a_saved_draft_comes_back_on_the_lab_page(learner_client, learner, lab):
@@ -46,11 +47,14 @@ def test_an_empty_draft_is_kept_as_the_learner_left_it(learner_client, lab):
     assert editor_text(learner_client.get(reverse("labs:detail", args=[lab.slug]))) == ""
 
 
-@pytest.mark.parametrize("data, words", [
-    ({}, "No code was sent"),
-    ({"source": "x = 1\n" * 12000}, "the limit is 64 KB"),
-    ({"source": "nul \x00 byte"}, "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ({}, "No code was sent"),
+        ({"source": "x = 1\n" * 12000}, "the limit is 64 KB"),
+        ({"source": "nul \x00 byte"}, "not valid UTF-8"),
+    ],
+)
 def test_bad_drafts_are_a_400_with_the_reason(learner_client, lab, data, words):
     response = learner_client.post(reverse("labs:draft", args=[lab.slug]), data)
     assert response.status_code == 400 and words in response.content.decode()
@@ -58,8 +62,9 @@ def test_bad_drafts_are_a_400_with_the_reason(learner_client, lab, data, words):
 
 
 def test_a_non_utf8_draft_is_a_400(learner_client, lab):
-    response = learner_client.post(reverse("labs:draft", args=[lab.slug]), b"source=%FF%FE",
-                                   content_type="application/x-www-form-urlencoded")
+    response = learner_client.post(
+        reverse("labs:draft", args=[lab.slug]), b"source=%FF%FE", content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 400 and not LabDraft.objects.exists()
 
 
@@ -78,8 +83,9 @@ def test_a_submit_keeps_its_code_as_the_draft(learner_client, learner, lab):
 
 
 def test_htmx_run_answers_with_the_result_panel_that_polls(learner_client, learner, lab):
-    response = learner_client.post(reverse("labs:detail", args=[lab.slug]), {"source": "x = 1\n", "mode": "run"},
-                                   headers={"HX-Request": "true"})
+    response = learner_client.post(
+        reverse("labs:detail", args=[lab.slug]), {"source": "x = 1\n", "mode": "run"}, headers={"HX-Request": "true"}
+    )
     submission = Submission.objects.get()
     text = response.content.decode()
     assert response.status_code == 200 and "<html" not in text
@@ -89,8 +95,9 @@ def test_htmx_run_answers_with_the_result_panel_that_polls(learner_client, learn
 
 def test_htmx_run_refused_shows_the_reason_above_the_buttons(learner_client, learner, lab):
     SubmissionFactory(learner=learner, lab=lab)
-    response = learner_client.post(reverse("labs:detail", args=[lab.slug]), {"source": "x = 2\n", "mode": "run"},
-                                   headers={"HX-Request": "true"})
+    response = learner_client.post(
+        reverse("labs:detail", args=[lab.slug]), {"source": "x = 2\n", "mode": "run"}, headers={"HX-Request": "true"}
+    )
     text = response.content.decode()
     assert response.status_code == 400 and "already have a run waiting" in text and "<html" not in text
     assert response["HX-Retarget"] == "#run-error-slot"  # the waiting run's panel stays
@@ -103,13 +110,16 @@ def test_a_waiting_run_shows_in_the_panel_after_a_reload(learner_client, learner
 
 
 def test_past_submissions_are_listed_with_a_load_link_that_fills_the_editor(learner_client, learner, lab):
-    old = SubmissionFactory(learner=learner, lab=lab, source="def old():\n    return 'v1'\n", status="done",
-                            verdict="time_limit")
+    old = SubmissionFactory(
+        learner=learner, lab=lab, source="def old():\n    return 'v1'\n", status="done", verdict="time_limit"
+    )
     learner_client.post(reverse("labs:draft", args=[lab.slug]), {"source": "newer draft\n"})
     page = learner_client.get(reverse("labs:detail", args=[lab.slug])).content.decode()
     assert f'href="?load={old.pk}#editor"' in page and "Time limit exceeded" in page
     loaded = learner_client.get(reverse("labs:detail", args=[lab.slug]), {"load": old.pk})
-    assert "return &#x27;v1&#x27;" in editor_text(loaded) and f"Loaded the code of #{old.pk}." in loaded.content.decode()
+    assert (
+        "return &#x27;v1&#x27;" in editor_text(loaded) and f"Loaded the code of #{old.pk}." in loaded.content.decode()
+    )
     source = learner_client.get(reverse("labs:submission_source", args=[old.pk]))
     assert source.status_code == 200 and source.content.decode() == old.source
     assert source["Content-Type"].startswith("text/plain")
@@ -141,14 +151,15 @@ def test_the_submission_page_shows_the_code_with_a_load_action(learner_client, l
     result_ingest(result=result_json(submission.pk, mode="run"))
     text = learner_client.get(reverse("labs:submission", args=[submission.pk])).content.decode()
     assert "Code sent" in text and "def shown():\n    return 3" in text
-    assert f'{reverse("labs:detail", args=[lab.slug])}?load={submission.pk}#editor' in text
+    assert f"{reverse('labs:detail', args=[lab.slug])}?load={submission.pk}#editor" in text
     assert "Load into editor" in text
 
 
 def test_the_history_alone_for_the_page_to_refresh(learner_client, learner, lab):
     done = SubmissionFactory(learner=learner, lab=lab, status="done", verdict="compile_error", mode="run")
-    response = learner_client.get(reverse("labs:detail", args=[lab.slug]), {"part": "history"},
-                                  headers={"HX-Request": "true"})
+    response = learner_client.get(
+        reverse("labs:detail", args=[lab.slug]), {"part": "history"}, headers={"HX-Request": "true"}
+    )
     text = response.content.decode()
     assert response.status_code == 200 and "<html" not in text and 'id="history-section"' in text
     assert "Does not compile" in text and f"?load={done.pk}" in text

@@ -1,5 +1,6 @@
 """Chromium through Playwright, at desktop and phone widths: the draft survives a reload, Run answers in
 the result panel on the same page, and a past submission loads back into the editor."""
+
 import pytest
 from playwright.sync_api import expect
 
@@ -78,8 +79,15 @@ def test_run_shows_the_result_panel_on_the_same_page(lab_page, learner):
 
 def test_loading_a_past_submission_fills_the_editor(lab_page, learner):
     page = lab_page
-    old = SubmissionFactory(learner=learner, lab=LabFactory(), status="done", verdict="wrong_answer", score=0.5,
-                            max_score=1.0, source="def kv_bytes_per_token(config, dtype_bytes):\n    return 'v1'\n")
+    old = SubmissionFactory(
+        learner=learner,
+        lab=LabFactory(),
+        status="done",
+        verdict="wrong_answer",
+        score=0.5,
+        max_score=1.0,
+        source="def kv_bytes_per_token(config, dtype_bytes):\n    return 'v1'\n",
+    )
     LabDraft.objects.create(learner=learner, lab=old.lab, source="# today's draft\n")
     page.goto(page.url_of_lab)
     expect(page.locator(".cm-content")).to_contain_text("today's draft")
@@ -95,8 +103,14 @@ def test_loading_a_past_submission_fills_the_editor(lab_page, learner):
 
 def test_load_into_editor_from_a_submission_page(lab_page, learner):
     page = lab_page
-    sent = SubmissionFactory(learner=learner, lab=LabFactory(), mode="run", status="done", verdict="runtime_error",
-                             source="def kv_bytes_per_token(config, dtype_bytes):\n    return 'from the result'\n")
+    sent = SubmissionFactory(
+        learner=learner,
+        lab=LabFactory(),
+        mode="run",
+        status="done",
+        verdict="runtime_error",
+        source="def kv_bytes_per_token(config, dtype_bytes):\n    return 'from the result'\n",
+    )
     page.goto(page.url_of_lab.replace("/labs/kv-sizing/", f"/labs/submissions/{sent.pk}/"))
     expect(page.locator("#verdict")).to_have_text("Runtime error")
     expect(page.locator(".lab-sent pre")).to_contain_text("return 'from the result'")  # the code, read-only
@@ -119,5 +133,7 @@ def test_without_javascript_run_still_goes_to_the_submission_page(browser, live_
     expect(page.get_by_role("heading", level=1)).to_have_text(f"Run #{submission.pk}")
     expect(page.locator(".lab-sent pre")).to_contain_text("return 3")
     page.goto(f"{live_server.url}{lab.get_absolute_url()}")
-    expect(page.locator("textarea#source")).to_have_value("def kv_bytes_per_token(config, dtype_bytes):\n    return 3\n")
+    expect(page.locator("textarea#source")).to_have_value(
+        "def kv_bytes_per_token(config, dtype_bytes):\n    return 3\n"
+    )
     context.close()

@@ -1,4 +1,5 @@
 """The lab page says grading is unavailable before anyone presses Submit, from the workers' heartbeats."""
+
 import sys
 from pathlib import Path
 
@@ -28,8 +29,10 @@ def test_a_worker_that_cannot_isolate_means_labs_are_down(learner_client, instru
     LabFactory()
     purge_queues(client_app(), "gpu", "default")
     no_bwrap = {"PATH": f"{Path(sys.executable).parent}:{tmp_path}"}  # python and celery, nothing else
-    with running_web_worker(tmp_path), \
-            running_worker("gpu_worker.celery_app", "gpu", tmp_path, env=no_bwrap, name="no-bwrap"):
+    with (
+        running_web_worker(tmp_path),
+        running_worker("gpu_worker.celery_app", "gpu", tmp_path, env=no_bwrap, name="no-bwrap"),
+    ):
         wait_for_beats("gpu", "default")
         health = Client().get("/healthz")
         staff = instructor_client.get("/labs/kv-sizing/")

@@ -1,4 +1,5 @@
 """labs.ingest_result: the first result grades the submission; a second delivery changes nothing."""
+
 import pytest
 
 from labs.models import Submission
@@ -13,8 +14,12 @@ def test_result_grades_the_submission():
     submission = SubmissionFactory()
     assert ingest_result(result_json(submission.pk, verdict="wrong_answer", score=0.5)) is True
     submission.refresh_from_db()
-    assert (submission.status, submission.verdict, submission.score, submission.max_score) == \
-        ("done", "wrong_answer", 0.5, 1.0)
+    assert (submission.status, submission.verdict, submission.score, submission.max_score) == (
+        "done",
+        "wrong_answer",
+        0.5,
+        1.0,
+    )
     assert submission.worker_host == "gpu-host-1"
     assert submission.finished_at is not None and submission.started_at is not None
     assert submission.result["tests"][1]["name"] == "hidden-gqa-3"

@@ -1,4 +1,5 @@
 """Leaderboard selectors on Submission rows as the worker leaves them: which rows count, who ranks where."""
+
 import pytest
 
 from cohorts.models import Cohort, Membership
@@ -62,11 +63,14 @@ def test_cohort_scope_holds_only_its_learners_and_site_scope_everyone():
     assert names(board_for(lab=lab, viewer=ada)) == [(1, "bob", 3.0), (2, "cy", 2.0), (3, "ada", 1.0)]
 
 
-@pytest.mark.parametrize("slug, expected", [
-    ("paged-attention", ["fast", "middle", "slow"]),  # milliseconds: lower is better
-    ("scheduler", ["slow", "middle", "fast"]),  # tokens per step: higher is better
-    ("ring-allreduce", ["slow", "middle", "fast"]),  # GB/s: higher is better
-])
+@pytest.mark.parametrize(
+    "slug, expected",
+    [
+        ("paged-attention", ["fast", "middle", "slow"]),  # milliseconds: lower is better
+        ("scheduler", ["slow", "middle", "fast"]),  # tokens per step: higher is better
+        ("ring-allreduce", ["slow", "middle", "fast"]),  # GB/s: higher is better
+    ],
+)
 def test_each_lab_ranks_its_figure_the_right_way(slug, expected):
     lab = speed_lab(slug)
     for name, figure in (("fast", 1.0), ("middle", 2.0), ("slow", 3.0)):
@@ -113,7 +117,9 @@ def test_a_board_costs_one_query_however_many_submissions(django_assert_num_quer
         in_cohort = board_for(lab=lab, viewer=learners[0], cohort=cohort)
     assert [entry.figure for entry in site.entries] == [6.5, 4.5, 2.5]
     assert [(entry.username, entry.figure) for entry in in_cohort.entries] == [
-        (learners[2].username, 3.5), (learners[0].username, 1.5)]
+        (learners[2].username, 3.5),
+        (learners[0].username, 1.5),
+    ]
 
 
 def test_results_without_the_figure_are_left_out():

@@ -1,4 +1,5 @@
 """Chromium through Playwright on a 390 px phone: the board fits the screen and the viewer's row stands out."""
+
 import pytest
 from playwright.sync_api import expect
 

@@ -1,4 +1,5 @@
 """The leaderboard page as learners and instructors see it, and the instructor's switch that hides it."""
+
 import re
 
 import pytest
@@ -116,7 +117,9 @@ def test_a_bad_choice_is_a_plain_400(instructor_client, spring):
     assert instructor_client.get(hide).status_code == 405
 
 
-def test_the_page_costs_the_same_queries_for_many_learners(learner_client, learner, spring, django_assert_max_num_queries):
+def test_the_page_costs_the_same_queries_for_many_learners(
+    learner_client, learner, spring, django_assert_max_num_queries
+):
     lab = speed_lab("paged-attention")
     for index in range(12):
         extra = UserFactory()

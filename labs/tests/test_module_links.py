@@ -1,4 +1,5 @@
 """A course module page lists its labs by title, each speed lab with a link to its leaderboard."""
+
 import pytest
 from django.core.management import call_command
 
@@ -16,7 +17,8 @@ def test_labs_named_keeps_the_modules_order_and_marks_the_boards():
     assert labs_named(slugs=["paged-attention", "kv-sizing", "not-loaded-yet"]) == [
         {"slug": "paged-attention", "title": "Paged attention kernel", "has_leaderboard": True},
         {"slug": "kv-sizing", "title": "KV cache sizing", "has_leaderboard": False},
-        {"slug": "not-loaded-yet", "title": "not-loaded-yet", "has_leaderboard": False}]
+        {"slug": "not-loaded-yet", "title": "not-loaded-yet", "has_leaderboard": False},
+    ]
 
 
 def test_the_module_page_links_each_lab_and_the_leaderboards(client):
@@ -26,6 +28,8 @@ def test_the_module_page_links_each_lab_and_the_leaderboards(client):
     speed_lab("paged-attention")
     page = client.get("/course/alpha/").content.decode()
     assert '<a href="/labs/kv-sizing/">Lab: KV cache sizing</a></li>' in page
-    assert ('<a href="/labs/paged-attention/">Lab: Paged attention kernel</a> · <a href="/labs/paged-attention/'
-            'leaderboard/">Leaderboard<span class="visually-hidden"> of Paged attention kernel</span></a>') in page
+    assert (
+        '<a href="/labs/paged-attention/">Lab: Paged attention kernel</a> · <a href="/labs/paged-attention/'
+        'leaderboard/">Leaderboard<span class="visually-hidden"> of Paged attention kernel</span></a>'
+    ) in page
     assert page.count("/leaderboard/") == 1

@@ -1,4 +1,5 @@
 """The site-wide cap on waiting runs: a full queue answers with a message and keeps the learner's code."""
+
 import pytest
 from django.conf import settings
 from django.test import override_settings
@@ -19,20 +20,21 @@ def full_queue():
         yield lab, waiting
 
 
-def test_a_full_queue_refuses_with_a_message_and_keeps_the_code(learner_client, full_queue,
-                                                                django_capture_on_commit_callbacks):
+def test_a_full_queue_refuses_with_a_message_and_keeps_the_code(
+    learner_client, full_queue, django_capture_on_commit_callbacks
+):
     lab, _ = full_queue
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = learner_client.post(reverse("labs:detail", args=[lab.slug]),
-                                       {"source": "answer = 42  # mine\n", "mode": "submit"})
+        response = learner_client.post(
+            reverse("labs:detail", args=[lab.slug]), {"source": "answer = 42  # mine\n", "mode": "submit"}
+        )
     page = response.content.decode()
     assert response.status_code == 400 and "The grading queue is full right now" in page
     assert "answer = 42  # mine" in page  # still in the editor
     assert Submission.objects.count() == 2 and not callbacks
 
 
-def test_the_queue_takes_runs_again_once_one_finishes(learner_client, full_queue,
-                                                      django_capture_on_commit_callbacks):
+def test_the_queue_takes_runs_again_once_one_finishes(learner_client, full_queue, django_capture_on_commit_callbacks):
     lab, waiting = full_queue
     Submission.objects.filter(pk=waiting[0].pk).update(status="done", verdict="accepted")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:

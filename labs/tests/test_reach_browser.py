@@ -1,5 +1,6 @@
 """Chromium on a 390 px phone: from a course module page a learner reaches each lab's leaderboard and the
 paged-attention lab's roofline of their own kernel, and every page fits the screen."""
+
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
@@ -12,8 +13,11 @@ from testing.browser import save_screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-BOARDS = {"paged-attention": ("paged-attention", 2.5), "scheduler": ("scheduler-memory", 12.0),
-          "ring-allreduce": ("ring-vs-tree", 2.5)}  # lab: (the module page that lists it, the learner's figure)
+BOARDS = {
+    "paged-attention": ("paged-attention", 2.5),
+    "scheduler": ("scheduler-memory", 12.0),
+    "ring-allreduce": ("ring-vs-tree", 2.5),
+}  # lab: (the module page that lists it, the learner's figure)
 
 
 @pytest.fixture
@@ -48,8 +52,9 @@ def test_each_leaderboard_is_a_tap_away_from_its_module_page(phone, live_server,
         own = page.locator("#leaderboard tr.own-row")
         expect(own).to_contain_text("ada (you)")
         other = page.locator("#leaderboard tbody tr:not(.own-row)")
-        assert own.evaluate("row => getComputedStyle(row).backgroundColor") != \
-            other.evaluate("row => getComputedStyle(row).backgroundColor")  # highlighted, not only labelled
+        assert own.evaluate("row => getComputedStyle(row).backgroundColor") != other.evaluate(
+            "row => getComputedStyle(row).backgroundColor"
+        )  # highlighted, not only labelled
         fits_the_phone(page)
         save_screenshot(page, f"390-leaderboard-{slug}", full_page=True)
     page.goto(f"{live_server.url}/course/paged-attention/")
@@ -70,7 +75,9 @@ def test_the_paged_attention_roofline_from_the_module_page(phone, live_server, l
     expect(page.locator("h1")).to_have_text(lab.title)
     page.locator("#history").get_by_role("link", name=str(submission.pk), exact=True).click()
     roofline = page.locator("figure", has=page.locator("figcaption", has_text=TITLE))
-    expect(roofline.locator(".plot.js-plotly-plot")).to_have_count(1, timeout=20_000)  # the class plotly adds once drawn
+    expect(roofline.locator(".plot.js-plotly-plot")).to_have_count(
+        1, timeout=20_000
+    )  # the class plotly adds once drawn
     for name in ("yours", "torch reference"):  # your kernel beside the reference, under the roof
         expect(roofline.locator(".legendtext", has_text=name)).to_have_count(1)
     expect(roofline.locator(".legendtext", has_text="roof:")).to_have_count(1)

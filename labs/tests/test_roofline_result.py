@@ -1,4 +1,5 @@
 """A paged-attention result with the roofline figure renders it on the submission page."""
+
 import json
 import re
 
@@ -18,7 +19,8 @@ def test_roofline_figure_gets_its_plot_container(learner_client, learner):
     page = learner_client.get(reverse("labs:submission", args=[submission.pk])).content.decode()
     assert f"<figcaption>{TITLE}</figcaption>" in page
     assert f'<div class="plot" data-plot role="img" aria-label="{TITLE}"></div>' in page
-    figures = [json.loads(body) for body in re.findall(r'<script[^>]*type="application/json">(.*?)</script>', page,
-                                                       re.S)]
+    figures = [
+        json.loads(body) for body in re.findall(r'<script[^>]*type="application/json">(.*?)</script>', page, re.S)
+    ]
     [roofline] = [f for f in figures if f.get("layout", {}).get("xaxis", {}).get("type") == "log"]
     assert [trace["name"] for trace in roofline["data"][1:]] == ["yours", "torch reference"]

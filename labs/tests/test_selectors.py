@@ -1,4 +1,5 @@
 """Selectors the instructor app reads: best scores (regrades win), submissions, queue stats."""
+
 from datetime import timedelta
 
 import pytest
@@ -12,8 +13,17 @@ pytestmark = pytest.mark.django_db
 
 
 def _done(learner, lab, score, mode="submit", verdict="wrong_answer", **extra):
-    return SubmissionFactory(learner=learner, lab=lab, mode=mode, status="done", verdict=verdict,
-                             score=score, max_score=1.0, finished_at=timezone.now(), **extra)
+    return SubmissionFactory(
+        learner=learner,
+        lab=lab,
+        mode=mode,
+        status="done",
+        verdict=verdict,
+        score=score,
+        max_score=1.0,
+        finished_at=timezone.now(),
+        **extra,
+    )
 
 
 def test_best_scores_take_the_best_submit_only():
@@ -78,16 +88,22 @@ def test_queue_stats():
 def test_nested_metrics_become_tables_with_a_column_per_system():
     from labs.selectors import metrics_for_display
 
-    scalars, tables = metrics_for_display({
-        "device": "cpu",
-        "traces": {"bursty": {"yours": {"steps": 230, "preemptions": 0}, "reference": {"steps": 204, "preemptions": 1}}},
-        "timing": {"median_ms": 1.9, "reference_ms": 1.6},
-    })
+    scalars, tables = metrics_for_display(
+        {
+            "device": "cpu",
+            "traces": {
+                "bursty": {"yours": {"steps": 230, "preemptions": 0}, "reference": {"steps": 204, "preemptions": 1}}
+            },
+            "timing": {"median_ms": 1.9, "reference_ms": 1.6},
+        }
+    )
     assert scalars == {"device": "cpu"}
-    assert tables[0] == {"title": "traces · bursty", "headers": ["yours", "reference"],
-                         "rows": [["steps", 230, 204], ["preemptions", 0, 1]]}
-    assert tables[1] == {"title": "timing", "headers": ["value"],
-                         "rows": [["median_ms", 1.9], ["reference_ms", 1.6]]}
+    assert tables[0] == {
+        "title": "traces · bursty",
+        "headers": ["yours", "reference"],
+        "rows": [["steps", 230, 204], ["preemptions", 0, 1]],
+    }
+    assert tables[1] == {"title": "timing", "headers": ["value"], "rows": [["median_ms", 1.9], ["reference_ms", 1.6]]}
 
 
 def test_lab_summary_counts_in_the_database(django_assert_num_queries):

@@ -1,4 +1,5 @@
 """submission_create: limits with plain messages, and the run sent to the GPU queue on commit."""
+
 import base64
 import json
 
@@ -18,13 +19,16 @@ def lab():
     return LabFactory()
 
 
-@pytest.mark.parametrize("source, words", [
-    ("", "empty"),
-    ("   \n\t\n", "empty"),
-    ("x = 1\n" * 12000, "limit is 64 KB"),
-    (b"x = '\xff\xfe'\n", "not valid UTF-8"),
-    ("x = '\ufffd'\n", "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        ("", "empty"),
+        ("   \n\t\n", "empty"),
+        ("x = 1\n" * 12000, "limit is 64 KB"),
+        (b"x = '\xff\xfe'\n", "not valid UTF-8"),
+        ("x = '\ufffd'\n", "not valid UTF-8"),
+    ],
+)
 def test_bad_source_is_refused_with_a_plain_message(lab, learner, source, words):
     with pytest.raises(SubmissionRefused, match=words):
         submission_create(learner=learner, lab=lab, mode="submit", source=source)
@@ -100,8 +104,15 @@ def test_enqueued_on_commit_to_gpu_linked_to_ingest(lab, learner, redis_url, dja
 
 
 def test_regrade_copies_source_and_keeps_history(lab, learner, django_capture_on_commit_callbacks):
-    original = SubmissionFactory(learner=learner, lab=lab, status="done", verdict="wrong_answer", score=0.2,
-                                 max_score=1.0, source="def f():\n    return 2\n")
+    original = SubmissionFactory(
+        learner=learner,
+        lab=lab,
+        status="done",
+        verdict="wrong_answer",
+        score=0.2,
+        max_score=1.0,
+        source="def f():\n    return 2\n",
+    )
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         regrade = submission_regrade(submission=original)
         again = submission_regrade(submission=regrade)

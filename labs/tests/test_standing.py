@@ -1,12 +1,13 @@
 """Learners see their due date, late penalty and the score that counts: the gradebook's own figure."""
+
 from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from instructor.gradebook import cohort_gradebook
 from cohorts.models import Cohort, CohortLab, Membership, ScoreOverride
+from instructor.gradebook import cohort_gradebook
 from labs import selectors
 from labs.models import Submission
 from labs.tests.factories import LabFactory
@@ -29,8 +30,16 @@ def cohort(learner, instructor):
 
 
 def submit(learner, lab, score, at):
-    row = Submission.objects.create(learner=learner, lab=lab, mode="submit", source="x = 1\n", status="done",
-                                    verdict="accepted" if score == 1 else "wrong_answer", score=score, max_score=1.0)
+    row = Submission.objects.create(
+        learner=learner,
+        lab=lab,
+        mode="submit",
+        source="x = 1\n",
+        status="done",
+        verdict="accepted" if score == 1 else "wrong_answer",
+        score=score,
+        max_score=1.0,
+    )
     Submission.objects.filter(pk=row.pk).update(created_at=at, queued_at=at, finished_at=at + timedelta(seconds=5))
     return row
 
@@ -50,8 +59,9 @@ def test_a_late_perfect_score_shows_the_penalised_figure_the_gradebook_has(learn
 
 
 def test_an_on_time_lower_score_can_be_the_one_that_counts(learner, lab, cohort):
-    CohortLab.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, late_due_at=DUE + timedelta(days=1),
-                             percent_per_day=50)
+    CohortLab.objects.create(
+        cohort=cohort, lab_slug=lab.slug, due_at=DUE, late_due_at=DUE + timedelta(days=1), percent_per_day=50
+    )
     submit(learner, lab, 0.6, DUE - timedelta(hours=1))
     submit(learner, lab, 1.0, DUE + timedelta(days=2))  # after the late due date: 0
     standing = selectors.lab_standing(learner=learner)[lab.slug]
@@ -62,8 +72,16 @@ def test_an_on_time_lower_score_can_be_the_one_that_counts(learner, lab, cohort)
 
 def test_an_override_is_the_score_that_counts(learner_client, learner, instructor, lab, cohort):
     submit(learner, lab, 0.5, DUE)
-    ScoreOverride.objects.create(cohort=cohort, learner=learner, kind="lab", target_slug=lab.slug, score=0.8,
-                                 max_score=1.0, reason="grader bug on trace 3", created_by=instructor)
+    ScoreOverride.objects.create(
+        cohort=cohort,
+        learner=learner,
+        kind="lab",
+        target_slug=lab.slug,
+        score=0.8,
+        max_score=1.0,
+        reason="grader bug on trace 3",
+        created_by=instructor,
+    )
     assert cohort_gradebook(cohort).rows[0].labs[lab.slug].final == 0.8
     page = learner_client.get(reverse("labs:detail", args=[lab.slug])).content.decode()
     assert '<strong id="counted-score">0.80 / 1.00</strong>' in page and "grader bug on trace 3" in page
@@ -77,8 +95,9 @@ def test_no_cohort_means_no_due_date_and_the_best_score_counts(learner_client, l
     assert "No due date." in page and '<strong id="counted-score">0.75 / 1.00</strong>' in page
 
 
-def test_the_labs_list_costs_the_same_queries_for_more_labs(learner_client, learner, lab, cohort,
-                                                            django_assert_max_num_queries):
+def test_the_labs_list_costs_the_same_queries_for_more_labs(
+    learner_client, learner, lab, cohort, django_assert_max_num_queries
+):
     CohortLab.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
     submit(learner, lab, 1.0, DUE)
     with django_assert_max_num_queries(14) as few:

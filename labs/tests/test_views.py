@@ -1,4 +1,5 @@
 """Lab pages: list, detail with the editor, Run/Submit with bad input, submission page and its polling."""
+
 from datetime import timedelta
 
 import pytest
@@ -61,20 +62,24 @@ def test_history_lists_the_newest_twenty_and_shows_all_on_asking(learner_client,
         SubmissionFactory(learner=learner, lab=lab, status="done", verdict="accepted", score=1.0, max_score=1.0)
     url = reverse("labs:detail", args=[lab.slug])
     page = learner_client.get(url).content.decode()
-    assert page.count('data-load-submission=') == 20 and "Your newest 20 of 25." in page and "Show all 25" in page
+    assert page.count("data-load-submission=") == 20 and "Your newest 20 of 25." in page and "Show all 25" in page
     everything = learner_client.get(url, {"all": "1"}).content.decode()
-    assert everything.count('data-load-submission=') == 25 and 'id="history-more"' not in everything
+    assert everything.count("data-load-submission=") == 25 and 'id="history-more"' not in everything
 
 
 def test_history_rows_read_as_the_submission_page_does(learner_client, learner, lab):
-    first = SubmissionFactory(learner=learner, lab=lab, status="done", verdict="wrong_answer", score=0.125,
-                              max_score=1.0)
-    again = SubmissionFactory(learner=learner, lab=lab, status="done", verdict="accepted", score=1.0, max_score=1.0,
-                              regrade_of=first)
+    first = SubmissionFactory(
+        learner=learner, lab=lab, status="done", verdict="wrong_answer", score=0.125, max_score=1.0
+    )
+    again = SubmissionFactory(
+        learner=learner, lab=lab, status="done", verdict="accepted", score=1.0, max_score=1.0, regrade_of=first
+    )
     waiting = SubmissionFactory(learner=learner, lab=lab, mode="run", status="queued")
     html = learner_client.get(reverse("labs:detail", args=[lab.slug])).content.decode()
-    rows = {sub.pk: html.split(f'<a href="/labs/submissions/{sub.pk}/">{sub.pk}</a>')[1].split("</tr>")[0]
-            for sub in (first, again, waiting)}
+    rows = {
+        sub.pk: html.split(f'<a href="/labs/submissions/{sub.pk}/">{sub.pk}</a>')[1].split("</tr>")[0]
+        for sub in (first, again, waiting)
+    }
     assert "Wrong answer" in rows[first.pk] and "0.13 / 1.00" in rows[first.pk]  # rounded half up, as floatformat
     assert f"(regrade of #{first.pk})" in rows[again.pk] and "1.00 / 1.00" in rows[again.pk]
     assert "Queued" in rows[waiting.pk] and "Run" in rows[waiting.pk] and "/ " not in rows[waiting.pk]
@@ -86,11 +91,11 @@ def test_unknown_lab_is_404(learner_client):
     assert learner_client.get(reverse("labs:detail", args=["nope"])).status_code == 404
 
 
-def test_submit_creates_a_queued_submission_and_redirects(learner_client, learner, lab,
-                                                          django_capture_on_commit_callbacks):
+def test_submit_creates_a_queued_submission_and_redirects(
+    learner_client, learner, lab, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = learner_client.post(reverse("labs:detail", args=[lab.slug]),
-                                       {"source": "x = 1\n", "mode": "submit"})
+        response = learner_client.post(reverse("labs:detail", args=[lab.slug]), {"source": "x = 1\n", "mode": "submit"})
     submission = Submission.objects.get()
     assert response.status_code == 302 and response["Location"] == submission.get_absolute_url()
     assert (submission.learner, submission.mode, submission.status) == (learner, "submit", "queued")
@@ -98,24 +103,31 @@ def test_submit_creates_a_queued_submission_and_redirects(learner_client, learne
 
 
 def test_submit_with_htmx_answers_the_panel_with_the_runs_ahead_and_keeps_the_draft(
-        learner_client, learner, lab, django_capture_on_commit_callbacks):
+    learner_client, learner, lab, django_capture_on_commit_callbacks
+):
     """The panel a Submit swaps in names the runs waiting before it (two other learners' here, not a run
     that finished), and the code sent becomes the learner's draft."""
     SubmissionFactory(lab=lab), SubmissionFactory(lab=LabFactory(slug="ring"), status="running")
     SubmissionFactory(lab=lab, status="done", verdict="accepted")
     with django_capture_on_commit_callbacks(execute=False):
-        response = learner_client.post(reverse("labs:detail", args=[lab.slug]), {"source": "x = 3\n", "mode": "run"},
-                                       headers={"HX-Request": "true"})
+        response = learner_client.post(
+            reverse("labs:detail", args=[lab.slug]),
+            {"source": "x = 3\n", "mode": "run"},
+            headers={"HX-Request": "true"},
+        )
     assert response.status_code == 200 and "2 runs ahead of yours" in response.content.decode()
     assert learner.lab_drafts.get(lab=lab).source == "x = 3\n"
 
 
-@pytest.mark.parametrize("data, words", [
-    ({"source": "", "mode": "run"}, "empty"),
-    ({"mode": "run"}, "empty"),
-    ({"source": "x = 1\n" * 12000, "mode": "submit"}, "the limit is 64 KB"),
-    ({"source": "x = 1\n", "mode": "explode"}, "Unknown mode"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ({"source": "", "mode": "run"}, "empty"),
+        ({"mode": "run"}, "empty"),
+        ({"source": "x = 1\n" * 12000, "mode": "submit"}, "the limit is 64 KB"),
+        ({"source": "x = 1\n", "mode": "explode"}, "Unknown mode"),
+    ],
+)
 def test_bad_input_is_a_400_with_the_message(learner_client, lab, data, words):
     response = learner_client.post(reverse("labs:detail", args=[lab.slug]), data)
     assert response.status_code == 400
@@ -125,15 +137,17 @@ def test_bad_input_is_a_400_with_the_message(learner_client, lab, data, words):
 
 def test_non_utf8_body_is_a_400_not_a_500(learner_client, lab):
     body = b"mode=run&source=x+%3D+%27%FF%FE%27%0A"
-    response = learner_client.post(reverse("labs:detail", args=[lab.slug]), body,
-                                   content_type="application/x-www-form-urlencoded")
+    response = learner_client.post(
+        reverse("labs:detail", args=[lab.slug]), body, content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 400 and "not valid UTF-8" in response.content.decode()
     assert not Submission.objects.exists()
 
 
 def test_huge_body_is_refused_not_a_500(learner_client, lab):
-    response = learner_client.post(reverse("labs:detail", args=[lab.slug]),
-                                   {"source": "x" * (600 * 1024), "mode": "run"})
+    response = learner_client.post(
+        reverse("labs:detail", args=[lab.slug]), {"source": "x" * (600 * 1024), "mode": "run"}
+    )
     assert response.status_code == 400
 
 
@@ -182,8 +196,7 @@ def test_submission_page_when_done_shows_everything(learner_client, learner, lab
     assert "accepted" in text and "not scored" in text and "plotly.min.js" in text and "SECRET" not in text
 
 
-def test_only_the_learner_and_instructors_of_their_cohort_see_a_submission(client, instructor, lab,
-                                                                           django_user_model):
+def test_only_the_learner_and_instructors_of_their_cohort_see_a_submission(client, instructor, lab, django_user_model):
     from cohorts.models import Cohort, Membership
 
     submission = SubmissionFactory(lab=lab)
@@ -212,6 +225,7 @@ def test_a_hidden_test_shows_what_the_worker_lets_the_learner_read(learner_clien
     """The worker decides what a learner may read of a hidden test: a broken rule it names is shown, the
     expected value of another hidden test is not."""
     from gpu_worker.graders.result import Report
+
     report = Report("kv-sizing", "submit")
     report.declare("hidden-rules", "hidden")
     report.declare("hidden-values", "hidden")

@@ -1,4 +1,5 @@
 """Create (or reset) the demo instructor and learner that `make run` prints."""
+
 import os
 
 from django.contrib.auth.models import User
@@ -18,9 +19,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         for username, env_name, default_password, instructor in DEMO_USERS:
             password = os.environ.get(env_name, default_password)
-            user, created = User.objects.get_or_create(
-                username=username, defaults={"email": f"{username}@example.com"}
-            )
+            user, created = User.objects.get_or_create(username=username, defaults={"email": f"{username}@example.com"})
             user.set_password(password)
             user.save()
             if instructor:

@@ -1,6 +1,7 @@
 """`manage.py load_course [--path DIR]`: validate and load the course content and its drills, idempotently.
 
 The one place `course` calls into `drills`: the drills loader writes each module's exercises after the module."""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from course.content_schema import ContentError

@@ -1,5 +1,6 @@
 """Top-level functions the collectives tests run on every rank (spawned processes import
 them by module name, so they live here and not in the test files)."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,11 @@ TP_MLP_ARGS = (5, 8, 10, 2, 7)  # batch, d_model, d_hidden (uneven over 3 ranks)
 def cases(world_size: int) -> list[tuple[int, str]]:
     """Sizes from 1 element to 4 MB, many not divisible by N; fp32 and int64 throughout, bf16 at a few."""
     small = sorted({1, 2, world_size - 1 or 1, world_size, world_size + 1, 7, 1000, 4097})
-    return ([(numel, dtype) for numel in small for dtype in ("float32", "int64")]
-            + [(numel, "bfloat16") for numel in (1, world_size + 1, 4097)] + [(LARGE, "float32")])
+    return (
+        [(numel, dtype) for numel in small for dtype in ("float32", "int64")]
+        + [(numel, "bfloat16") for numel in (1, world_size + 1, 4097)]
+        + [(LARGE, "float32")]
+    )
 
 
 TOLERANCES = {torch.float32: (1e-5, 1e-5), torch.bfloat16: (2e-2, 6e-2), torch.int64: (0, 0)}
@@ -51,19 +55,34 @@ def check_suite(comm, cases: list[tuple[int, str]], names: list[str] | None = No
                     torch.testing.assert_close(ours, expected, rtol=rtol, atol=atol)
                 except AssertionError as error:
                     ok, detail = False, str(error)[:400]
-            records.append({"collective": name, "family": collective.family, "dtype": dtype_name,
-                            "numel": numel, "element_size": x.element_size(), "rank": comm.rank,
-                            "ok": ok, "detail": detail, "sent": sent, "received": received})
+            records.append(
+                {
+                    "collective": name,
+                    "family": collective.family,
+                    "dtype": dtype_name,
+                    "numel": numel,
+                    "element_size": x.element_size(),
+                    "rank": comm.rank,
+                    "ok": ok,
+                    "detail": detail,
+                    "sent": sent,
+                    "received": received,
+                }
+            )
     return records
 
 
 def check_all(comm, cases: list[tuple[int, str]], tp_mlp_args: tuple | None = None) -> dict:
     """Everything one launch checks on a world size: the launcher's view of the rank, the
     whole collective suite, and (when asked) the tensor-parallel MLP."""
-    return {"rank": comm.rank, "world_size": comm.world_size, "pid": os.getpid(),
-            "forbidden": _call_library_all_reduce_while_forbidden(),
-            "records": check_suite(comm, cases),
-            "tp_mlp": tp_mlp_forward(comm, *tp_mlp_args) if tp_mlp_args else None}
+    return {
+        "rank": comm.rank,
+        "world_size": comm.world_size,
+        "pid": os.getpid(),
+        "forbidden": _call_library_all_reduce_while_forbidden(),
+        "records": check_suite(comm, cases),
+        "tp_mlp": tp_mlp_forward(comm, *tp_mlp_args) if tp_mlp_args else None,
+    }
 
 
 def _call_library_all_reduce_while_forbidden() -> str:
@@ -71,6 +90,7 @@ def _call_library_all_reduce_while_forbidden() -> str:
     import torch.distributed as dist
 
     from gpu_worker.collectives.comm import ForbiddenCollective, forbid_library_collectives
+
     try:
         with forbid_library_collectives():
             dist.all_reduce(torch.ones(3))
@@ -100,6 +120,7 @@ def hang(comm, pid_dir: str):
     """Every rank sleeps (and starts a child that sleeps too) far past any timeout."""
     import subprocess
     import sys
+
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     _record_pid(pid_dir, comm.rank, child.pid)
     time.sleep(600)
@@ -128,9 +149,14 @@ def tp_mlp_forward(comm, batch: int, d_model: int, d_hidden: int, blocks: int, s
     comm.reset_counters()
     with forbid_library_collectives():
         y = mlp.forward(x)  # [batch, d_model]
-    return {"y": y, "expected": mlp_forward(x, weights), "reduced_sizes": reduced_sizes,
-            "mlp_calls": mlp.all_reduce_calls, "sent": comm.bytes_sent,
-            "hidden_shard": [shard.w_in.shape[1] for shard in mlp.shards]}
+    return {
+        "y": y,
+        "expected": mlp_forward(x, weights),
+        "reduced_sizes": reduced_sizes,
+        "mlp_calls": mlp.all_reduce_calls,
+        "sent": comm.bytes_sent,
+        "hidden_shard": [shard.w_in.shape[1] for shard in mlp.shards],
+    }
 
 
 def backend_and_device(comm):
@@ -164,10 +190,12 @@ def _many_pieces(comm) -> list[dict]:
     n = comm.world_size
     inputs = [_input(20000, torch.float32, rank, 3, comm.device) for rank in range(n)]  # every rank's input
     total = torch.stack(inputs).sum(0)
-    runs = {"tree, 1 KB pieces": (lambda x: tree_all_reduce(x, comm, double=True, piece_bytes=1024), total),
-            "ring, 1 KB segments": (lambda x: ring_all_reduce(x, comm, segment_bytes=1024), total),
-            "broadcast chain, 2 KB pieces": (lambda x: tree_broadcast.broadcast(x, 1, comm, "chain", 2048), inputs[1]),
-            "reduce chain, 2 KB pieces": (lambda x: tree_broadcast.reduce(x, 1, comm, "chain", 2048), total)}
+    runs = {
+        "tree, 1 KB pieces": (lambda x: tree_all_reduce(x, comm, double=True, piece_bytes=1024), total),
+        "ring, 1 KB segments": (lambda x: ring_all_reduce(x, comm, segment_bytes=1024), total),
+        "broadcast chain, 2 KB pieces": (lambda x: tree_broadcast.broadcast(x, 1, comm, "chain", 2048), inputs[1]),
+        "reduce chain, 2 KB pieces": (lambda x: tree_broadcast.reduce(x, 1, comm, "chain", 2048), total),
+    }
     records = []
     for name, (run, expected) in runs.items():
         x = inputs[comm.rank].clone()

@@ -1,4 +1,5 @@
 """Bus-bandwidth factors, sizes, the alpha-beta fit and crossover (pure arithmetic)."""
+
 import pytest
 
 from gpu_worker.collectives import alpha_beta
@@ -31,7 +32,7 @@ def test_message_sizes_and_uneven_chunks():
 
 def test_fit_recovers_alpha_and_beta_and_the_crossover():
     n, alpha, beta = 4, 50e-6, 1e-9
-    sizes = [4 ** k for k in range(1, 13)]
+    sizes = [4**k for k in range(1, 13)]
     for name in ("ring", "tree"):
         hops, volume = alpha_beta.TERMS[name](n)
         seconds = [alpha_beta.predict(alpha, beta, hops, volume, s) for s in sizes]

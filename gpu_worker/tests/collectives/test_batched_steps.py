@@ -1,4 +1,5 @@
 """Our collectives post every point-to-point step as one batch_isend_irecv group (what NCCL needs), on gloo here."""
+
 import pytest
 
 from gpu_worker.collectives.launcher import launch
@@ -12,5 +13,10 @@ def test_every_collective_uses_only_batched_steps_and_stays_correct(world_size):
     per_rank = launch(rank_programs.check_suite_batched_only, world_size, args=(cases,), timeout=240)
     records = [record for rank in per_rank for record in rank]
     assert records and [r for r in records if not r["ok"]] == []
-    assert {r["collective"] for r in records} >= {"all_reduce_tree", "all_reduce_ring", "broadcast_chain",
-                                                  "reduce_binomial", "all_to_all_pairwise"}
+    assert {r["collective"] for r in records} >= {
+        "all_reduce_tree",
+        "all_reduce_ring",
+        "broadcast_chain",
+        "reduce_binomial",
+        "all_to_all_pairwise",
+    }

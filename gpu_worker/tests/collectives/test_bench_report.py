@@ -1,6 +1,7 @@
 """`python -m gpu_worker.bench collectives` end to end on 2 ranks and tiny sizes: the JSON has
 nccl-tests rows for ours and the library's, zero wrong elements, the fit, and an HTML page
 that loads plotly from the local path given (no CDN)."""
+
 import json
 
 from gpu_worker.bench.collectives import main
@@ -9,15 +10,40 @@ from gpu_worker.collectives.suite import SUITE
 
 def test_report_runs_and_writes_json_and_html(tmp_path, capsys):
     out, plotly = tmp_path / "coll.json", tmp_path / "vendor" / "plotly.min.js"
-    status = main(["--out", str(out), "--world-size", "2", "--min-bytes", "4", "--max-bytes", "4096",
-                   "--factor", "32", "--target-seconds", "0.003", "--rounds", "1", "--plotly-js", str(plotly)])
+    status = main(
+        [
+            "--out",
+            str(out),
+            "--world-size",
+            "2",
+            "--min-bytes",
+            "4",
+            "--max-bytes",
+            "4096",
+            "--factor",
+            "32",
+            "--target-seconds",
+            "0.003",
+            "--rounds",
+            "1",
+            "--plotly-js",
+            str(plotly),
+        ]
+    )
     assert status == 0
     report = json.loads(out.read_text())
     rows = report["rows"]
     assert report["columns"] == ["size", "count", "type", "time(us)", "algbw", "busbw", "#wrong"]
     assert {(r["collective"], r["impl"]) for r in rows} >= {
-        ("all_reduce", "ring"), ("all_reduce", "tree"), ("all_reduce", "library"), ("reduce_scatter", "library"),
-        ("all_gather", "ring"), ("broadcast", "chain"), ("reduce", "binomial"), ("all_to_all", "pairwise")}
+        ("all_reduce", "ring"),
+        ("all_reduce", "tree"),
+        ("all_reduce", "library"),
+        ("reduce_scatter", "library"),
+        ("all_gather", "ring"),
+        ("broadcast", "chain"),
+        ("reduce", "binomial"),
+        ("all_to_all", "pairwise"),
+    }
     assert len(rows) == 3 * (len(SUITE) + 6)  # 3 sizes, 9 of ours, 6 library families
     assert all(r["#wrong"] == 0 and r["time(us)"] > 0 and r["busbw"] >= 0 for r in rows)
     assert report["bus_factors"]["all_reduce"]["value"] == 1.0

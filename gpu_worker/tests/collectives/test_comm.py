@@ -1,4 +1,5 @@
 """`Comm` argument checks and `forbid_library_collectives` (in process: no ranks needed)."""
+
 import pytest
 import torch
 import torch.distributed as dist
@@ -6,9 +7,25 @@ import torch.distributed.distributed_c10d as c10d
 
 from gpu_worker.collectives.comm import Comm, ForbiddenCollective, forbid_library_collectives
 
-FORBIDDEN = ["all_reduce", "all_reduce_coalesced", "reduce_scatter", "reduce_scatter_tensor", "_reduce_scatter_base",
-             "all_gather", "all_gather_into_tensor", "_all_gather_base", "all_gather_coalesced", "all_gather_object",
-             "broadcast", "broadcast_object_list", "reduce", "all_to_all", "all_to_all_single", "gather", "scatter"]
+FORBIDDEN = [
+    "all_reduce",
+    "all_reduce_coalesced",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "_reduce_scatter_base",
+    "all_gather",
+    "all_gather_into_tensor",
+    "_all_gather_base",
+    "all_gather_coalesced",
+    "all_gather_object",
+    "broadcast",
+    "broadcast_object_list",
+    "reduce",
+    "all_to_all",
+    "all_to_all_single",
+    "gather",
+    "scatter",
+]
 FORBIDDEN += [name for name in ("reduce_scatter_single", "all_gather_single") if hasattr(dist, name)]
 
 
@@ -34,9 +51,8 @@ def test_process_group_methods_are_forbidden_and_restored():
 
 def test_restored_even_when_the_body_raises():
     original = dist.all_reduce
-    with pytest.raises(KeyError):
-        with forbid_library_collectives():
-            raise KeyError("learner bug")
+    with pytest.raises(KeyError), forbid_library_collectives():
+        raise KeyError("learner bug")
     assert dist.all_reduce is original
 
 

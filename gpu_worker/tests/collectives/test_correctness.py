@@ -2,12 +2,14 @@
 from 1 element to ~4 MB (many not divisible by N), fp32 / int64 / bf16, plus the bytes each
 rank sends. One launch per world size runs every case (ours runs with library collectives
 forbidden, which proves it uses point-to-point calls only)."""
+
 import pytest
 
 from gpu_worker.collectives.bandwidth import textbook_bytes_sent
 from gpu_worker.collectives.chunks import chunk_sizes
 from gpu_worker.collectives.suite import ROOT
 from gpu_worker.tests.collectives.rank_programs import cases
+
 
 @pytest.fixture(scope="module", params=[2, 3, 4, 5], ids=lambda n: f"N={n}")
 def records(request, launched):
@@ -16,8 +18,11 @@ def records(request, launched):
 
 def test_every_collective_matches_the_library(records):
     world_size, rows = records
-    failures = [f"{r['collective']} {r['dtype']} numel={r['numel']} rank={r['rank']}: {r['detail']}"
-                for r in rows if not r["ok"]]
+    failures = [
+        f"{r['collective']} {r['dtype']} numel={r['numel']} rank={r['rank']}: {r['detail']}"
+        for r in rows
+        if not r["ok"]
+    ]
     assert failures == []
     assert len(rows) == world_size * len(cases(world_size)) * 9
 

@@ -1,5 +1,6 @@
 """The launcher: results in rank order, a raising rank reported with its traceback, a hang
 cut at the timeout, and no rank process (or a child it started) left alive either way."""
+
 import multiprocessing
 import os
 import time

@@ -1,4 +1,5 @@
 """The same suite on NCCL when the host has a GPU per rank (skipped elsewhere)."""
+
 import pytest
 import torch
 

@@ -1,5 +1,6 @@
 """The shapes the algorithms rely on, checked in process: the two binary trees of the double
 tree, the broadcast algorithm choice, and ring segmenting."""
+
 import pytest
 import torch
 

@@ -1,5 +1,6 @@
 """Tensor-parallel MLP on 3 ranks with an uneven hidden split: equals the unsharded MLP and
 does exactly one all-reduce (of the block output) per block."""
+
 import pytest
 import torch
 

@@ -1,4 +1,5 @@
 """Random paged-attention cases shared by the torch and Triton tests: shuffled tables, garbage past the end."""
+
 import torch
 
 from gpu_worker.engine.attention import dense_attention
@@ -15,7 +16,7 @@ def make_case(num_heads, num_kv_heads, block_size, context_lens, head_dim=16, dt
     block_tables = torch.full((len(context_lens), max_blocks), -12345, dtype=torch.int32)  # unread garbage
     for row, length in enumerate(context_lens):
         used = -(-length // block_size)
-        block_tables[row, :used] = order[row * max_blocks:row * max_blocks + used].to(torch.int32)
+        block_tables[row, :used] = order[row * max_blocks : row * max_blocks + used].to(torch.int32)
     return query, key_cache, value_cache, block_tables, torch.tensor(context_lens, dtype=torch.int32)
 
 
@@ -24,8 +25,8 @@ def dense_reference(query, key_cache, value_cache, block_tables, context_lens, s
     outputs = []
     block_size = key_cache.shape[1]
     for row, length in enumerate(context_lens.tolist()):
-        blocks = block_tables[row, :-(-length // block_size)].long()
+        blocks = block_tables[row, : -(-length // block_size)].long()
         keys = key_cache[blocks].flatten(0, 1)[:length]  # [length, KVH, D]
         values = value_cache[blocks].flatten(0, 1)[:length]
-        outputs.append(dense_attention(query[row:row + 1], keys, values, scale))
+        outputs.append(dense_attention(query[row : row + 1], keys, values, scale))
     return torch.cat(outputs)  # [N, H, D]

@@ -1,4 +1,5 @@
 """Shared fixtures for the engine tests: a tiny seeded model and the dense no-cache reference generator."""
+
 import pytest
 import torch
 
@@ -6,9 +7,17 @@ from gpu_worker.engine import load_model
 from gpu_worker.engine.context import DenseContext
 from gpu_worker.engine.sampling import make_generator, sample
 
-TEST_CONFIG = {"vocab_size": 300, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-               "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 256,
-               "eos_token_id": 257, "bos_token_id": 256}
+TEST_CONFIG = {
+    "vocab_size": 300,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 256,
+    "eos_token_id": 257,
+    "bos_token_id": 256,
+}
 
 
 @pytest.fixture(scope="session")
@@ -35,7 +44,7 @@ def dense_generate():
             tokens.append(token)
             if token in params.stop_token_ids or (not params.ignore_eos and token in model.config.eos_token_ids):
                 break
-        return tokens[len(prompt):]
+        return tokens[len(prompt) :]
 
     return generate
 

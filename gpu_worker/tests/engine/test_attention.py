@@ -1,8 +1,10 @@
 """Torch paged decode attention against dense attention; dense attention against a hand-written softmax."""
+
 import pytest
 import torch
 
 from gpu_worker.engine.attention import dense_attention, paged_attention_decode
+
 from .attention_cases import dense_reference, make_case
 
 
@@ -10,7 +12,7 @@ from .attention_cases import dense_reference, make_case
 @pytest.mark.parametrize("block_size", [8, 16, 32])
 def test_paged_matches_dense(num_heads, num_kv_heads, block_size):
     case = make_case(num_heads, num_kv_heads, block_size, [1, 7, block_size, 3 * block_size + 5])
-    scale = 16 ** -0.5
+    scale = 16**-0.5
     torch.testing.assert_close(paged_attention_decode(*case, scale), dense_reference(*case, scale))
 
 
@@ -30,9 +32,12 @@ def test_gqa_head_uses_kv_head_h_over_group():
 
 def test_dense_attention_matches_explicit_softmax_with_prefix_offset():
     generator = torch.Generator().manual_seed(3)
-    query, key, value = (torch.randn(3, 2, 4, generator=generator), torch.randn(5, 2, 4, generator=generator),
-                         torch.randn(5, 2, 4, generator=generator))
+    query, key, value = (
+        torch.randn(3, 2, 4, generator=generator),
+        torch.randn(5, 2, 4, generator=generator),
+        torch.randn(5, 2, 4, generator=generator),
+    )
     out = dense_attention(query, key, value, 0.5)
     for t in range(3):  # query t sits at position 2 + t and sees keys 0..2+t
-        weights = torch.softmax((key[:3 + t] * query[t]).sum(-1) * 0.5, dim=0)  # [S, H]
-        torch.testing.assert_close(out[t], (weights[..., None] * value[:3 + t]).sum(0))
+        weights = torch.softmax((key[: 3 + t] * query[t]).sum(-1) * 0.5, dim=0)  # [S, H]
+        torch.testing.assert_close(out[t], (weights[..., None] * value[: 3 + t]).sum(0))

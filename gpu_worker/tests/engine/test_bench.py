@@ -1,14 +1,29 @@
 """The engine and attention benchmarks run end to end on a small workload and write what they promise."""
+
 import json
 
-from gpu_worker.bench import engine as engine_bench
 from gpu_worker.bench import attention as attention_bench
+from gpu_worker.bench import engine as engine_bench
 
 
 def test_engine_benchmark_writes_json_and_html(tmp_path, capsys):
     out = tmp_path / "engine.json"
-    argv = ["--out", str(out), "--num-requests", "6", "--kv-tokens", "1024", "--max-model-len", "256",
-            "--system-prompt-len", "32", "--shared-requests", "3", "--sample-tokens", "4"]
+    argv = [
+        "--out",
+        str(out),
+        "--num-requests",
+        "6",
+        "--kv-tokens",
+        "1024",
+        "--max-model-len",
+        "256",
+        "--system-prompt-len",
+        "32",
+        "--shared-requests",
+        "3",
+        "--sample-tokens",
+        "4",
+    ]
     assert engine_bench.main(argv) == 0
     result = json.loads(out.read_text())
     static, paged, prefix = result["systems"]

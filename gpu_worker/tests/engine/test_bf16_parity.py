@@ -4,6 +4,7 @@ The rotary tables are where a bf16 model drifts: a bf16 inv_freq is off by up to
 position 4000 turns into radians of phase. transformers keeps inv_freq in fp32 when it loads in bf16;
 so must we, including after `model.to(dtype)`.
 """
+
 import pytest
 import torch
 
@@ -18,9 +19,17 @@ transformers = pytest.importorskip("transformers")
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
     torch.manual_seed(0)
-    config = transformers.LlamaConfig(vocab_size=300, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                                      num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=8192,
-                                      rms_norm_eps=1e-5, rope_theta=10000.0)
+    config = transformers.LlamaConfig(
+        vocab_size=300,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=8,
+        num_key_value_heads=2,
+        max_position_embeddings=8192,
+        rms_norm_eps=1e-5,
+        rope_theta=10000.0,
+    )
     reference = transformers.LlamaForCausalLM(config).eval()
     with torch.no_grad():
         for param in reference.parameters():
@@ -45,13 +54,15 @@ def test_rope_tables_stay_fp32_and_equal_transformers_at_long_positions(checkpoi
 
 def test_bf16_engine_follows_transformers_bf16_greedy(checkpoint):
     theirs = transformers.LlamaForCausalLM.from_pretrained(checkpoint, dtype=torch.bfloat16).eval()
-    engine = LLMEngine(load_model(checkpoint, dtype=torch.bfloat16, device="cpu"),
-                       EngineConfig(block_size=16, max_num_batched_tokens=64, kv_cache_memory_bytes=8 * 2**20))
+    engine = LLMEngine(
+        load_model(checkpoint, dtype=torch.bfloat16, device="cpu"),
+        EngineConfig(block_size=16, max_num_batched_tokens=64, kv_cache_memory_bytes=8 * 2**20),
+    )
     prompt = [7, 21, 99, 3, 150, 42, 8, 250, 11, 60]
     output = engine.generate([prompt], SamplingParams(max_tokens=96, ignore_eos=True))[0]
     with torch.no_grad():
         logits = theirs(torch.tensor([prompt + output])).logits[0].float()  # [len, vocab]
-    their_choice = logits[len(prompt) - 1:-1].argmax(-1).tolist()
+    their_choice = logits[len(prompt) - 1 : -1].argmax(-1).tolist()
     agree = sum(a == b for a, b in zip(their_choice, output))
     first_split = next((i for i, (a, b) in enumerate(zip(their_choice, output)) if a != b), len(output))
     # bf16 rounding differs between the two (fp32 softmax here, bf16 sdpa there), so allow rare near-ties
@@ -71,8 +82,10 @@ def test_bf16_on_cuda_follows_fp32_on_long_prompts_as_far_as_transformers_does(c
     params = SamplingParams(max_tokens=96, ignore_eos=True)
 
     def ours(dtype):
-        engine = LLMEngine(load_model(checkpoint, dtype=dtype, device="cuda"),
-                           EngineConfig(block_size=16, max_model_len=8192, max_num_seqs=4))
+        engine = LLMEngine(
+            load_model(checkpoint, dtype=dtype, device="cuda"),
+            EngineConfig(block_size=16, max_model_len=8192, max_num_seqs=4),
+        )
         return engine.generate(prompts, params)
 
     def theirs(dtype):
@@ -80,9 +93,10 @@ def test_bf16_on_cuda_follows_fp32_on_long_prompts_as_far_as_transformers_does(c
         outs = []
         for prompt in prompts:
             ids = torch.tensor([prompt], device="cuda")
-            out = model.generate(ids, max_new_tokens=96, min_new_tokens=96, do_sample=False, eos_token_id=None,
-                                 pad_token_id=0)
-            outs.append(out[0, len(prompt):].tolist())
+            out = model.generate(
+                ids, max_new_tokens=96, min_new_tokens=96, do_sample=False, eos_token_id=None, pad_token_id=0
+            )
+            outs.append(out[0, len(prompt) :].tolist())
         return outs
 
     our_fp32, our_bf16 = ours(torch.float32), ours(torch.bfloat16)

@@ -1,7 +1,9 @@
 """Block pool: reference counts, prefix-cache hits only for identical tokens and salt, LRU lazy eviction,
 and invariants under random operation sequences (hypothesis)."""
+
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpu_worker.engine.block_pool import BlockPool, hash_block
 
@@ -48,8 +50,12 @@ def test_double_free_and_zero_blocks_fail():
         BlockPool(0)
 
 
-operations = st.lists(st.tuples(st.sampled_from(["alloc", "share", "free", "hit"]), st.integers(0, 50),
-                                st.sampled_from([None, "a", "b"])), max_size=80)
+operations = st.lists(
+    st.tuples(
+        st.sampled_from(["alloc", "share", "free", "hit"]), st.integers(0, 50), st.sampled_from([None, "a", "b"])
+    ),
+    max_size=80,
+)
 
 
 @settings(max_examples=150, deadline=None)

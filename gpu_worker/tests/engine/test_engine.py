@@ -1,4 +1,5 @@
 """Paged engine output equals the dense no-cache recomputation, token for token, under every feature."""
+
 import pytest
 import torch
 
@@ -31,8 +32,9 @@ def test_prefix_cache_hits_keep_outputs_and_respect_salt(tiny_model, dense_gener
     second = engine.generate([system + [9, 8], system + [7] * 9], GREEDY)
     hits = sum(m.prefix_hit_tokens for m in engine.step_metrics)
     assert hits == 80  # both later prompts reuse all five cached blocks
-    assert first + second == expected(tiny_model, dense_generate, [system + [1, 2, 3], system + [9, 8],
-                                                                   system + [7] * 9], GREEDY)
+    assert first + second == expected(
+        tiny_model, dense_generate, [system + [1, 2, 3], system + [9, 8], system + [7] * 9], GREEDY
+    )
     engine.add_request(system + [5], GREEDY, cache_salt="other-tenant")
     while engine.has_unfinished_requests():
         engine.step()
@@ -41,14 +43,22 @@ def test_prefix_cache_hits_keep_outputs_and_respect_salt(tiny_model, dense_gener
 
 @pytest.mark.parametrize("mode", ["recompute", "swap"])
 def test_preemption_keeps_outputs(tiny_model, dense_generate, prompts, mode):
-    config = EngineConfig(num_gpu_blocks=10, block_size=8, max_num_batched_tokens=32, max_model_len=80,
-                          preemption_mode=mode, num_cpu_blocks=16)
+    config = EngineConfig(
+        num_gpu_blocks=10,
+        block_size=8,
+        max_num_batched_tokens=32,
+        max_model_len=80,
+        preemption_mode=mode,
+        num_cpu_blocks=16,
+    )
     engine = LLMEngine(tiny_model, config)
     params = SamplingParams(max_tokens=20, ignore_eos=True)
     assert engine.generate(prompts, params) == expected(tiny_model, dense_generate, prompts, params)
     assert sum(m.num_preemptions for m in engine.step_metrics) > 0
     assert (engine.scheduler.num_swapped_out > 0) == (mode == "swap")
-    assert engine.pool.num_free == engine.num_blocks and len(engine.scheduler.cpu_free) == config.num_cpu_blocks * (mode == "swap")
+    assert engine.pool.num_free == engine.num_blocks and len(engine.scheduler.cpu_free) == config.num_cpu_blocks * (
+        mode == "swap"
+    )
 
 
 def test_parallel_sampling_copy_on_write(tiny_model_f64, dense_generate, prompts):
@@ -77,7 +87,7 @@ def test_stop_tokens_metrics_and_text(tiny_model, dense_generate, prompts):
     engine = LLMEngine(tiny_model, EngineConfig(num_gpu_blocks=64, block_size=8))
     stop = reference[3]
     out = engine.generate([prompts[1]], SamplingParams(max_tokens=12, stop_token_ids=[stop], ignore_eos=True))[0]
-    assert out == reference[:reference.index(stop) + 1]
+    assert out == reference[: reference.index(stop) + 1]
     [metrics] = engine.request_metrics("r0")
     assert metrics.finish_reason == "stop" and metrics.ttft_steps == 0 and len(metrics.itl_s) == len(out) - 1
     assert all(gap == 1 for gap in metrics.itl_steps)
@@ -97,8 +107,9 @@ def test_plugged_decode_attention_and_policy_are_used(tiny_model, dense_generate
         reply = reference_policy({**state, "config": {**state["config"], "max_num_seqs": 1}})
         return reply
 
-    engine = LLMEngine(tiny_model, EngineConfig(num_gpu_blocks=64, block_size=8, decode_attention=decode,
-                                                policy=fifo_one_at_a_time))
+    engine = LLMEngine(
+        tiny_model, EngineConfig(num_gpu_blocks=64, block_size=8, decode_attention=decode, policy=fifo_one_at_a_time)
+    )
     assert engine.generate(prompts[:2], GREEDY) == expected(tiny_model, dense_generate, prompts[:2], GREEDY)
     assert calls and all(shape[0] == 1 for shape in calls)
     assert set(states[0]) == {"config", "step", "free_blocks", "waiting", "running"}
@@ -106,24 +117,33 @@ def test_plugged_decode_attention_and_policy_are_used(tiny_model, dense_generate
 
 
 def test_a_policy_that_never_schedules_cannot_hang_generate(tiny_model, prompts):
-    engine = LLMEngine(tiny_model, EngineConfig(num_gpu_blocks=64, block_size=8,
-                                                policy=lambda state: {"schedule": {}, "preempt": []}))
+    engine = LLMEngine(
+        tiny_model, EngineConfig(num_gpu_blocks=64, block_size=8, policy=lambda state: {"schedule": {}, "preempt": []})
+    )
     with pytest.raises(RuntimeError, match="scheduled nothing"):
         engine.generate(prompts[:1], GREEDY)
 
 
 def test_invalid_policy_decision_raises(tiny_model, prompts):
-    engine = LLMEngine(tiny_model, EngineConfig(num_gpu_blocks=64, block_size=8,
-                                                policy=lambda state: {"schedule": {"nope": 1}, "preempt": []}))
+    engine = LLMEngine(
+        tiny_model,
+        EngineConfig(num_gpu_blocks=64, block_size=8, policy=lambda state: {"schedule": {"nope": 1}, "preempt": []}),
+    )
     engine.add_request(prompts[0], GREEDY)
     with pytest.raises(InvalidDecision) as error:
         engine.step()
     assert error.value.rule == "unknown-id" and error.value.step == 0
 
 
-@pytest.mark.parametrize("kwargs,field", [({"block_size": 0}, "block_size"), ({"num_gpu_blocks": 0}, "num_gpu_blocks"),
-                                          ({"preemption_mode": "drop"}, "preemption_mode"),
-                                          ({"max_num_seqs": -1}, "max_num_seqs")])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"block_size": 0}, "block_size"),
+        ({"num_gpu_blocks": 0}, "num_gpu_blocks"),
+        ({"preemption_mode": "drop"}, "preemption_mode"),
+        ({"max_num_seqs": -1}, "max_num_seqs"),
+    ],
+)
 def test_bad_engine_config_names_the_field(kwargs, field):
     with pytest.raises(ValueError, match=field):
         EngineConfig(**kwargs)
@@ -157,19 +177,31 @@ def test_static_baseline_matches_dense(tiny_model, dense_generate, prompts):
 def test_engine_and_model_free_replay_schedule_identically(tiny_model):
     from gpu_worker.engine.replay import make_trace, replay
 
-    trace = [{**r, "arrival_step": 0, "output_len": r["max_tokens"]}
-             for r in make_trace("memory-pressure", seed=2, num_requests=6, max_len=64)]
+    trace = [
+        {**r, "arrival_step": 0, "output_len": r["max_tokens"]}
+        for r in make_trace("memory-pressure", seed=2, num_requests=6, max_len=64)
+    ]
     config = {"max_num_seqs": 4, "max_num_batched_tokens": 24, "block_size": 8, "num_blocks": 12}
     replayed = replay(reference_policy, trace, config)
-    engine = LLMEngine(tiny_model, EngineConfig(num_gpu_blocks=12, block_size=8, max_num_seqs=4, max_model_len=64,
-                                                max_num_batched_tokens=24, enable_prefix_caching=False))
+    engine = LLMEngine(
+        tiny_model,
+        EngineConfig(
+            num_gpu_blocks=12,
+            block_size=8,
+            max_num_seqs=4,
+            max_model_len=64,
+            max_num_batched_tokens=24,
+            enable_prefix_caching=False,
+        ),
+    )
     for r in trace:
         engine.add_request([3] * r["prompt_len"], SamplingParams(max_tokens=r["max_tokens"], ignore_eos=True))
     while engine.has_unfinished_requests():
         engine.step()
     assert replayed.totals["preemptions"] > 0
-    assert [(s.batch_size, s.tokens_scheduled, s.blocks_used, s.preemptions) for s in replayed.steps] == \
-        [(m.batch_size, m.num_tokens, m.kv_blocks_used, m.num_preemptions) for m in engine.step_metrics]
+    assert [(s.batch_size, s.tokens_scheduled, s.blocks_used, s.preemptions) for s in replayed.steps] == [
+        (m.batch_size, m.num_tokens, m.kv_blocks_used, m.num_preemptions) for m in engine.step_metrics
+    ]
 
 
 @pytest.mark.gpu
@@ -177,6 +209,7 @@ def test_engine_and_model_free_replay_schedule_identically(tiny_model):
 def test_engine_on_cuda_with_triton_matches_dense(dense_generate, prompts):
     from gpu_worker.engine import load_model
     from gpu_worker.engine.decode_kernel import triton_decode_with_fallback
+
     from .conftest import TEST_CONFIG
 
     cpu_model = load_model(TEST_CONFIG, seed=0, dtype=torch.float32, device="cpu")

@@ -4,6 +4,7 @@ CI and laptops install the `+cpu` wheel, which has no triton dependency, so a wr
 shows on a GPU host. This asks pip to resolve the file for the Linux x86_64 CUDA wheel without
 installing anything (pip still fetches the wheels it reads metadata from, into a temporary folder).
 """
+
 import json
 import socket
 import subprocess
@@ -40,15 +41,38 @@ def test_worker_pins_resolve_for_the_cuda_torch_wheel(tmp_path):
     if not _pypi_reachable():
         pytest.skip("pypi.org is unreachable from this host: cannot dry-run the CUDA wheel resolve")
     report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "pip", "--isolated", "install", "--dry-run", "--ignore-installed", "--quiet",
-               "--report", str(report), "--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
-               "--target", str(tmp_path / "target"), "--index-url", "https://pypi.org/simple",
-               *[arg for platform in PLATFORMS for arg in ("--platform", platform)], "-r", str(REQUIREMENTS)]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--isolated",
+        "install",
+        "--dry-run",
+        "--ignore-installed",
+        "--quiet",
+        "--report",
+        str(report),
+        "--only-binary=:all:",
+        "--python-version",
+        "3.11",
+        "--implementation",
+        "cp",
+        "--target",
+        str(tmp_path / "target"),
+        "--index-url",
+        "https://pypi.org/simple",
+        *[arg for platform in PLATFORMS for arg in ("--platform", platform)],
+        "-r",
+        str(REQUIREMENTS),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"the worker pins do not resolve for the CUDA wheel:\n{done.stderr[-3000:]}"
-    chosen = {item["metadata"]["name"].lower(): item["metadata"]["version"]
-              for item in json.loads(report.read_text())["install"]}
+    chosen = {
+        item["metadata"]["name"].lower(): item["metadata"]["version"]
+        for item in json.loads(report.read_text())["install"]
+    }
     pins = _pins(REQUIREMENTS)
     assert chosen["torch"] == pins["torch"] and chosen["triton"] == pins["triton"]
-    assert any(name.startswith("nvidia-") or name.startswith("cuda-") for name in chosen), \
+    assert any(name.startswith("nvidia-") or name.startswith("cuda-") for name in chosen), (
         "resolved the CPU wheel, not the CUDA one"
+    )

@@ -1,4 +1,5 @@
 """The Llama model: Hugging Face parameter names, safetensors round trip, config validation, tokenizer."""
+
 import json
 
 import pytest
@@ -7,6 +8,7 @@ import torch
 from gpu_worker.engine import ByteTokenizer, LlamaConfig, load_model, save_model
 from gpu_worker.engine.context import DenseContext
 from gpu_worker.engine.model import rope_inv_freq
+
 from .conftest import TEST_CONFIG
 
 
@@ -17,8 +19,17 @@ def logits_of(model, tokens):
 
 def test_state_dict_uses_hugging_face_names(tiny_model):
     keys = set(tiny_model.state_dict())
-    layer = ["self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
-             "mlp.up_proj", "mlp.down_proj", "input_layernorm", "post_attention_layernorm"]
+    layer = [
+        "self_attn.q_proj",
+        "self_attn.k_proj",
+        "self_attn.v_proj",
+        "self_attn.o_proj",
+        "mlp.gate_proj",
+        "mlp.up_proj",
+        "mlp.down_proj",
+        "input_layernorm",
+        "post_attention_layernorm",
+    ]
     expected = {"model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"}
     expected |= {f"model.layers.{i}.{name}.weight" for i in range(2) for name in layer}
     assert keys == expected
@@ -54,9 +65,14 @@ def test_checkpoint_missing_weights_fail(tmp_path, tiny_model):
         load_model(str(tmp_path), device="cpu")
 
 
-@pytest.mark.parametrize("change,field", [({"num_key_value_heads": 3}, "num_key_value_heads"),
-                                          ({"hidden_size": 0}, "hidden_size"),
-                                          ({"rope_scaling": {"rope_type": "yarn"}}, "rope_scaling")])
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        ({"num_key_value_heads": 3}, "num_key_value_heads"),
+        ({"hidden_size": 0}, "hidden_size"),
+        ({"rope_scaling": {"rope_type": "yarn"}}, "rope_scaling"),
+    ],
+)
 def test_bad_model_config_names_the_field(change, field):
     with pytest.raises(ValueError, match=field):
         LlamaConfig.from_dict({**TEST_CONFIG, **change})
@@ -64,9 +80,18 @@ def test_bad_model_config_names_the_field(change, field):
 
 def test_llama3_rope_scaling_slows_only_low_frequencies():
     base = LlamaConfig.from_dict(TEST_CONFIG)
-    scaled = LlamaConfig.from_dict({**TEST_CONFIG, "rope_scaling": {
-        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-        "original_max_position_embeddings": 64}})
+    scaled = LlamaConfig.from_dict(
+        {
+            **TEST_CONFIG,
+            "rope_scaling": {
+                "rope_type": "llama3",
+                "factor": 8.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+                "original_max_position_embeddings": 64,
+            },
+        }
+    )
     plain, llama3 = rope_inv_freq(base), rope_inv_freq(scaled)
     assert llama3[0] == plain[0] and torch.isclose(llama3[-1], plain[-1] / 8)
 

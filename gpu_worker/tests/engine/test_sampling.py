@@ -1,4 +1,5 @@
 """Sampling: greedy is argmax, a seed reproduces draws, top-p keeps only the nucleus, bad params name the field."""
+
 import pytest
 import torch
 
@@ -13,7 +14,10 @@ def test_greedy_is_argmax():
 
 def test_seeded_sampling_repeats_and_branches_differ():
     params = SamplingParams(temperature=1.0, seed=11)
-    draws = lambda branch: [sample(LOGITS, params, g) for g in [make_generator(params, branch)] for _ in range(30)]
+
+    def draws(branch):
+        return [sample(LOGITS, params, g) for g in [make_generator(params, branch)] for _ in range(30)]
+
     assert draws(0) == draws(0) and draws(0) != draws(1)
     assert set(draws(0)) > {1}  # temperature 1 reaches beyond the argmax
 
@@ -27,8 +31,10 @@ def test_top_p_keeps_only_the_nucleus():
     assert {sample(LOGITS, wider, generator) for _ in range(200)} == {1, 2}
 
 
-@pytest.mark.parametrize("kwargs,field", [({"n": 0}, "n"), ({"max_tokens": 0}, "max_tokens"),
-                                          ({"temperature": -1}, "temperature"), ({"top_p": 0}, "top_p")])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [({"n": 0}, "n"), ({"max_tokens": 0}, "max_tokens"), ({"temperature": -1}, "temperature"), ({"top_p": 0}, "top_p")],
+)
 def test_bad_sampling_params_name_the_field(kwargs, field):
     with pytest.raises(ValueError, match=field):
         SamplingParams(**kwargs)

@@ -4,6 +4,7 @@ The case that used to split them: a policy preempts a request that holds a cache
 same step, admits a request that hits that block. The preemption frees the block and the admission
 takes it back, so it cannot also pay for a third request.
 """
+
 import pytest
 
 from gpu_worker.engine.block_pool import BlockPool
@@ -33,10 +34,16 @@ def _scheduler_with_cached_holder():
 
 
 def _snapshot(scheduler: Scheduler) -> tuple:
-    return ([s.seq_id for s in scheduler.running], [s.seq_id for s in scheduler.waiting],
-            {s.seq_id: (list(s.block_table), s.num_computed_tokens, s.status) for s in (*scheduler.running,
-                                                                                        *scheduler.waiting)},
-            scheduler.pool.num_free, [scheduler.pool.ref_count(b) for b in range(scheduler.pool.num_blocks)])
+    return (
+        [s.seq_id for s in scheduler.running],
+        [s.seq_id for s in scheduler.waiting],
+        {
+            s.seq_id: (list(s.block_table), s.num_computed_tokens, s.status)
+            for s in (*scheduler.running, *scheduler.waiting)
+        },
+        scheduler.pool.num_free,
+        [scheduler.pool.ref_count(b) for b in range(scheduler.pool.num_blocks)],
+    )
 
 
 def test_preempting_a_cached_holder_and_admitting_its_hit_is_refused_before_anything_changes():
@@ -65,4 +72,3 @@ def test_the_same_preemption_with_a_decision_that_fits_is_applied_whole():
     assert [seq.seq_id for seq, _ in out.scheduled] == ["B"] and out.preempted == [holder]
     assert out.prefix_hit_tokens == 8  # B found A's two blocks in the cache after A gave them up
     assert scheduler.pool.num_free == available - needed == 0
-

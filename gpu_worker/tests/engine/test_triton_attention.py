@@ -1,6 +1,7 @@
 """The Triton paged decode kernel against torch paged and dense attention: GQA 1/4/8, block sizes 8/16/32,
 shuffled tables, lengths off block boundaries. On CPU it runs in a subprocess under TRITON_INTERPRET=1,
 because Triton reads that setting once at import and other tests in this process must not inherit it."""
+
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 import torch
 
 from gpu_worker.engine.attention import paged_attention_decode
+
 from .attention_cases import make_case
 
 pytest.importorskip("triton")
@@ -18,8 +20,14 @@ REPO_ROOT = Path(__file__).parents[3]
 
 def test_triton_equals_torch_equals_dense_in_interpreter():
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(REPO_ROOT)}
-    result = subprocess.run([sys.executable, "-m", "gpu_worker.tests.engine.triton_cases"], env=env, cwd=REPO_ROOT,
-                            capture_output=True, text=True, timeout=240)
+    result = subprocess.run(
+        [sys.executable, "-m", "gpu_worker.tests.engine.triton_cases"],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "6 cases passed" in result.stdout
 
@@ -33,8 +41,12 @@ def test_triton_on_cuda(dtype, num_splits):
 
     case = [t.cuda() for t in make_case(32, 8, 16, [1, 100, 257, 4000], head_dim=128, dtype=dtype)]
     tolerance = {torch.float16: 2e-3, torch.bfloat16: 2e-2, torch.float32: 1e-4}[dtype]
-    torch.testing.assert_close(paged_attention_decode_triton(*case, 0.125, num_splits=num_splits),
-                               paged_attention_decode(*case, 0.125), atol=tolerance, rtol=tolerance)
+    torch.testing.assert_close(
+        paged_attention_decode_triton(*case, 0.125, num_splits=num_splits),
+        paged_attention_decode(*case, 0.125),
+        atol=tolerance,
+        rtol=tolerance,
+    )
 
 
 @pytest.mark.gpu

@@ -1,4 +1,5 @@
 """The roofline clock: decode is bound by reading the weights, a long prefill chunk by compute."""
+
 from gpu_worker.experiment_runner.cost_model import LLAMA3_8B, PEAK_BYTES_PER_S, PEAK_FLOPS, step_seconds
 
 

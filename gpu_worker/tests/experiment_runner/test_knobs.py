@@ -1,4 +1,5 @@
 """Every knob is checked before the engine starts, with a message that names it and what is allowed."""
+
 import pytest
 
 from gpu_worker.contract.knobs import DEFAULTS, MAX_STEPS, KnobError, normalize, step_bound
@@ -9,25 +10,28 @@ def test_an_empty_config_gets_the_defaults():
     assert normalize({}) == DEFAULTS
 
 
-@pytest.mark.parametrize("config, field, words", [
-    ({"max_num_seqs": 0}, "max_num_seqs", "from 1 to 64"),
-    ({"max_num_seqs": 10_000}, "max_num_seqs", "from 1 to 64"),
-    ({"max_num_seqs": "16"}, "max_num_seqs", "whole number"),
-    ({"max_num_seqs": True}, "max_num_seqs", "whole number"),
-    ({"num_requests": 100_000}, "num_requests", "from 1 to 48"),
-    ({"clock": "sundial"}, "clock", "worker, h100-model"),
-    ({"kv_tokens": 64}, "kv_tokens", "from 512"),
-    ({"block_size": 7}, "block_size", "one of 8, 16, 32"),
-    ({"request_rate": float("nan")}, "request_rate", "number"),
-    ({"request_rate": 0}, "request_rate", "from 0.1"),
-    ({"slo_itl_ms": -1}, "slo_itl_ms", "from 1"),
-    ({"enable_prefix_caching": "yes"}, "enable_prefix_caching", "true or false"),
-    ({"workload": "everything"}, "workload", "chat, long-prompt, shared-prefix"),
-    ({"model": "llama-70b"}, "model", "one of tiny"),
-    ({"turbo": 1}, "turbo", "not a knob"),
-    ({"enable_chunked_prefill": False, "max_num_batched_tokens": 256}, "max_num_batched_tokens", "chunked prefill"),
-    ({"num_requests": 48, "workload": "shared-prefix"}, "num_requests", f"cap is {MAX_STEPS}"),
-])
+@pytest.mark.parametrize(
+    "config, field, words",
+    [
+        ({"max_num_seqs": 0}, "max_num_seqs", "from 1 to 64"),
+        ({"max_num_seqs": 10_000}, "max_num_seqs", "from 1 to 64"),
+        ({"max_num_seqs": "16"}, "max_num_seqs", "whole number"),
+        ({"max_num_seqs": True}, "max_num_seqs", "whole number"),
+        ({"num_requests": 100_000}, "num_requests", "from 1 to 48"),
+        ({"clock": "sundial"}, "clock", "worker, h100-model"),
+        ({"kv_tokens": 64}, "kv_tokens", "from 512"),
+        ({"block_size": 7}, "block_size", "one of 8, 16, 32"),
+        ({"request_rate": float("nan")}, "request_rate", "number"),
+        ({"request_rate": 0}, "request_rate", "from 0.1"),
+        ({"slo_itl_ms": -1}, "slo_itl_ms", "from 1"),
+        ({"enable_prefix_caching": "yes"}, "enable_prefix_caching", "true or false"),
+        ({"workload": "everything"}, "workload", "chat, long-prompt, shared-prefix"),
+        ({"model": "llama-70b"}, "model", "one of tiny"),
+        ({"turbo": 1}, "turbo", "not a knob"),
+        ({"enable_chunked_prefill": False, "max_num_batched_tokens": 256}, "max_num_batched_tokens", "chunked prefill"),
+        ({"num_requests": 48, "workload": "shared-prefix"}, "num_requests", f"cap is {MAX_STEPS}"),
+    ],
+)
 def test_out_of_bounds_knobs_are_refused_by_name(config, field, words):
     with pytest.raises(KnobError) as caught:
         normalize(config)

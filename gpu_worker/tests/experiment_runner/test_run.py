@@ -1,10 +1,11 @@
 """run_experiment on the tiny CPU model: metrics and figures come back, seeded runs repeat, knobs matter."""
+
 import json
 
 import pytest
 
-from gpu_worker.experiment_runner import run_experiment
 from gpu_worker.contract.knobs import KnobError
+from gpu_worker.experiment_runner import run_experiment
 from gpu_worker.experiment_runner.task import experiment_result
 
 SMALL = {"num_requests": 6, "arrivals": "all-at-once", "seed": 1}
@@ -21,8 +22,13 @@ def test_a_small_run_returns_every_metric_and_figure():
     assert metrics["throughput_tok_s"] > 0 and 0 <= metrics["goodput_req_s"] <= metrics["throughput_req_s"]
     assert 0 <= metrics["slo_attainment"] <= 1 and 0 < metrics["peak_kv_share"] <= 1
     titles = [f["title"] for f in result["figures"]]
-    assert titles == ["Time to first token", "Inter-token latency", "KV cache usage", "Queues and preemptions",
-                      "Tokens per step"]
+    assert titles == [
+        "Time to first token",
+        "Inter-token latency",
+        "KV cache usage",
+        "Queues and preemptions",
+        "Tokens per step",
+    ]
     assert all(f["figure"]["data"][0]["x"] for f in result["figures"])
     json.dumps(result)  # it travels as JSON
 
@@ -42,8 +48,13 @@ def test_a_small_kv_budget_preempts_and_a_large_one_does_not():
 
 
 def test_prefix_caching_serves_the_shared_system_prompt():
-    shared = {"workload": "shared-prefix", "system_prompt_len": 256, "num_requests": 6, "arrivals": "poisson",
-              "request_rate": 2.0}
+    shared = {
+        "workload": "shared-prefix",
+        "system_prompt_len": 256,
+        "num_requests": 6,
+        "arrivals": "poisson",
+        "request_rate": 2.0,
+    }
     cached = run_experiment(shared)["metrics"]
     uncached = run_experiment({**shared, "enable_prefix_caching": False})["metrics"]
     assert cached["prefix_hit_rate"] > 0.5 and uncached["prefix_hit_tokens"] == 0
@@ -68,7 +79,10 @@ def test_bad_knobs_raise_before_any_run_and_the_task_answers_with_the_message():
     with pytest.raises(KnobError):
         run_experiment({"max_num_seqs": -3})
     assert experiment_result(7, {"max_num_seqs": -3}) == {
-        "experiment_id": 7, "ok": False, "error": "max_num_seqs: must be from 1 to 64, got -3"}
+        "experiment_id": 7,
+        "ok": False,
+        "error": "max_num_seqs: must be from 1 to 64, got -3",
+    }
     assert experiment_result(8, "not a dict")["error"].startswith("config: must be a JSON object")
 
 
@@ -76,7 +90,9 @@ def test_the_worker_side_imports_without_django():
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['django'] = None; import gpu_worker.experiment_runner.task, gpu_worker.experiment_runner.run; "
-            "print('ok')")
+    code = (
+        "import sys; sys.modules['django'] = None; import gpu_worker.experiment_runner.task, gpu_worker.experiment_runner.run; "
+        "print('ok')"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -1,4 +1,5 @@
 """Shared helpers for the lab tests: fixture files and a grade() that reads them."""
+
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "graders" / "fixtures"
 def fixture_source():
     def read(lab: str, name: str) -> str:
         return (FIXTURES / lab / f"{name}.py").read_text()
+
     return read
 
 
@@ -19,4 +21,5 @@ def fixture_source():
 def grade():
     def run(lab: str, source, mode: str = "submit", **options) -> dict:
         return grade_run(1, lab, mode, source, **options)
+
     return run

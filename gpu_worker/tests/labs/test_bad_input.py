@@ -1,4 +1,5 @@
 """Bad submissions: empty, too large, syntax errors, missing functions, non-UTF-8 bytes."""
+
 import pytest
 
 

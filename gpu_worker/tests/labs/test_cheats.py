@@ -3,6 +3,7 @@
 Each fixture (gpu_worker/graders/fixtures/<lab>/cheat_*.py) says in its docstring what it tries.
 None may be accepted, and where it is safe to say, the message names what was refused.
 """
+
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,12 @@ CHEATS = [
     ("ring-allreduce", "cheat_reference_objects", "wrong_answer", "the sum over ranks is"),
     ("ring-allreduce", "cheat_read_grader_files", "wrong_answer", "the sum over ranks is"),
     ("ring-allreduce", "cheat_early_result", "rejected", "the harness did not write"),
-    ("ring-allreduce", "cheat_forge_relay", "runtime_error", "relay refused what this rank wrote: unknown comm "
-                                                             "operation 'deliver'"),
+    (
+        "ring-allreduce",
+        "cheat_forge_relay",
+        "runtime_error",
+        "relay refused what this rank wrote: unknown comm operation 'deliver'",
+    ),
     ("kv-sizing", "cheat_frames", "wrong_answer", "returned 0, expected 131072"),
     ("kv-sizing", "cheat_gc", "wrong_answer", "returned 0, expected 131072"),
     ("kv-sizing", "cheat_monkeypatch", "runtime_error", "before answering"),
@@ -34,8 +39,12 @@ CHEATS = [
     ("paged-attention", "cheat_monkeypatch", "wrong_answer", "max abs error"),
     ("paged-attention", "cheat_reference_objects", "wrong_answer", "max abs error"),
     ("paged-attention", "cheat_read_grader_files", "wrong_answer", "max abs error"),
-    ("paged-attention", "cheat_early_result", "rejected", "test mha-one-block: refused: an answer arrived that the "
-                                                         "harness did not write"),
+    (
+        "paged-attention",
+        "cheat_early_result",
+        "rejected",
+        "test mha-one-block: refused: an answer arrived that the harness did not write",
+    ),
     ("scheduler", "cheat_frames", "time_limit", "the trace would never finish"),
     ("scheduler", "cheat_monkeypatch", "runtime_error", "broke the harness protocol"),
     ("scheduler", "cheat_reference_objects", "wrong_answer", "rule 'malformed' broken"),
@@ -60,5 +69,10 @@ def test_every_lab_has_its_cheat_suite():
     for lab in GRADER_MODULES:
         present = {path.stem for path in (FIXTURES / lab).glob("cheat_*.py")}
         assert present == {name for cheat_lab, name, _, _ in CHEATS if cheat_lab == lab}
-        assert {"cheat_frames", "cheat_monkeypatch", "cheat_reference_objects", "cheat_read_grader_files",
-                "cheat_early_result"} <= present
+        assert {
+            "cheat_frames",
+            "cheat_monkeypatch",
+            "cheat_reference_objects",
+            "cheat_read_grader_files",
+            "cheat_early_result",
+        } <= present

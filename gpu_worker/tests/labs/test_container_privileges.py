@@ -1,4 +1,5 @@
 """The GPU worker container runs bubblewrap with the least privilege: no capabilities, our seccomp profile."""
+
 import json
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Fail closed: without bubblewrap no learner code runs, unless an operator sets the loud unsafe override."""
+
 import logging
 import os
 import subprocess
@@ -23,10 +24,12 @@ def no_bwrap(monkeypatch):
 
 def canary_source(marker: Path) -> str:
     """A kv-sizing answer that leaves a file on the host when it runs at all (uid nobody may write /tmp)."""
-    return (f"open({str(marker)!r}, 'w').write('ran')\n"
-            "def kv_bytes_per_token(c, d): return 0\n"
-            "def num_gpu_blocks(*a): return 0\n"
-            "def max_concurrent_seqs(*a): return 0\n")
+    return (
+        f"open({str(marker)!r}, 'w').write('ran')\n"
+        "def kv_bytes_per_token(c, d): return 0\n"
+        "def num_gpu_blocks(*a): return 0\n"
+        "def max_concurrent_seqs(*a): return 0\n"
+    )
 
 
 def test_without_bubblewrap_health_says_why_and_what_to_install(no_bwrap):
@@ -56,6 +59,7 @@ def test_without_bubblewrap_nothing_runs_and_the_verdict_says_so(no_bwrap, grade
 def test_asking_for_a_weaker_level_without_the_override_is_refused(monkeypatch):
     from gpu_worker.sandbox import Limits
     from gpu_worker.sandbox.process import SandboxProcess, SandboxUnavailable
+
     monkeypatch.delenv(UNSAFE_OVERRIDE, raising=False)
     for level in ("rlimits", "rlimits+netns", "chroot"):
         with pytest.raises(SandboxUnavailable, match=UNSAFE_OVERRIDE):
@@ -72,6 +76,7 @@ def test_status_names_how_a_run_is_bounded_as_a_whole(monkeypatch):
 
 def test_the_unsafe_override_runs_code_with_a_loud_warning_every_run(no_bwrap, monkeypatch, grade, caplog):
     from gpu_worker.sandbox.process import _world_can_reach
+
     monkeypatch.setenv(UNSAFE_OVERRIDE, "1")
     status = sandbox_status()
     assert status["ok"] is True and status["unsafe"] is True and status["level"] in ("rlimits+netns", "rlimits")
@@ -89,11 +94,32 @@ def test_the_unsafe_override_runs_code_with_a_loud_warning_every_run(no_bwrap, m
 @pytest.mark.parametrize("require, outcome", [("", "1 skipped"), ("1", "1 error")])
 def test_sandbox_tests_skip_with_the_reason_unless_services_are_required(tmp_path, require, outcome):
     (tmp_path / "test_needs_sandbox.py").write_text(
-        "import pytest\n\n@pytest.mark.sandbox\ndef test_runs_learner_code():\n    pass\n")
+        "import pytest\n\n@pytest.mark.sandbox\ndef test_runs_learner_code():\n    pass\n"
+    )
     env = {**os.environ, "GPU_WORKER_BWRAP": MISSING_BWRAP, "REQUIRE_SERVICES": require, "PYTHONPATH": str(REPO)}
     env.pop(UNSAFE_OVERRIDE, None)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "testing.sandbox", "-c", os.devnull, "-rsf",
-                           "-p", "no:cacheprovider", "-p", "no:django", "-q", str(tmp_path)],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "testing.sandbox",
+            "-c",
+            os.devnull,
+            "-rsf",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:django",
+            "-q",
+            str(tmp_path),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert outcome in done.stdout, done.stdout + done.stderr
     assert "apt-get install bubblewrap" in done.stdout

@@ -1,4 +1,5 @@
 """Hostile code gets the right verdict, harms nothing, and the next run works normally."""
+
 import os
 import socket
 import subprocess
@@ -28,11 +29,13 @@ def sandbox_processes() -> list[str]:
 @pytest.fixture
 def hostile(grade, fixture_source):
     cgroups_before = set(run_cgroups())  # a worker killed by another test may have left one
+
     def run(name: str, replace: dict | None = None, **limits) -> dict:
         source = fixture_source("hostile", name)
         for old, new in (replace or {}).items():
             source = source.replace(old, new)
         return grade("kv-sizing", source, limits={**SHORT, **limits})
+
     yield run
     # the worker serves the next run normally and nothing of the hostile run is left
     assert grade("kv-sizing", fixture_source("kv-sizing", "reference"))["verdict"] == "accepted"
@@ -48,14 +51,17 @@ def run_cgroups() -> list[str]:
     return [str(path) for parent in parents for path in parent.glob(f"{cgroup.RUN_PREFIX}*")]
 
 
-@pytest.mark.parametrize("name, verdict", [
-    ("infinite_loop", "time_limit"),
-    ("sleep_forever", "time_limit"),
-    ("fork_bomb", "time_limit"),
-    ("fake_result_exit", "runtime_error"),
-    ("kill_parent", "runtime_error"),
-    ("steal_channel", "time_limit"),
-])
+@pytest.mark.parametrize(
+    "name, verdict",
+    [
+        ("infinite_loop", "time_limit"),
+        ("sleep_forever", "time_limit"),
+        ("fork_bomb", "time_limit"),
+        ("fake_result_exit", "runtime_error"),
+        ("kill_parent", "runtime_error"),
+        ("steal_channel", "time_limit"),
+    ],
+)
 def test_hostile_verdicts(hostile, name, verdict):
     result = hostile(name)
     assert result["verdict"] == verdict, result["message"]
@@ -132,19 +138,23 @@ def test_tampering_with_builtins_and_the_harness_cannot_fake_success(hostile):
 
 @needs_bwrap
 def test_sandbox_runs_as_nobody_with_limits(grade):
-    probe = ("import os, resource\n"
-             "print('uid', os.getuid(), 'nproc', resource.getrlimit(resource.RLIMIT_NPROC)[0],\n"
-             "      'fsize', resource.getrlimit(resource.RLIMIT_FSIZE)[0], 'cwd', os.getcwd(), os.listdir('/tmp'))\n"
-             "def kv_bytes_per_token(c, d): return 0\n"
-             "def num_gpu_blocks(*a): return 0\n"
-             "def max_concurrent_seqs(*a): return 0\n")
+    probe = (
+        "import os, resource\n"
+        "print('uid', os.getuid(), 'nproc', resource.getrlimit(resource.RLIMIT_NPROC)[0],\n"
+        "      'fsize', resource.getrlimit(resource.RLIMIT_FSIZE)[0], 'cwd', os.getcwd(), os.listdir('/tmp'))\n"
+        "def kv_bytes_per_token(c, d): return 0\n"
+        "def num_gpu_blocks(*a): return 0\n"
+        "def max_concurrent_seqs(*a): return 0\n"
+    )
     stdout = grade("kv-sizing", probe, mode="run")["stdout"]
     assert f"uid {SANDBOX_UID} " in stdout and "fsize 16777216" in stdout and f"nproc {256}" in stdout
 
 
 def test_a_harness_that_stops_reading_cannot_hang_the_grader(fixture_source):
     import time
+
     from gpu_worker.sandbox import LearnerError, LearnerSession, Limits
+
     session = LearnerSession(fixture_source("hostile", "steal_channel"), ["kv_bytes_per_token"], Limits(wall_s=3.0))
     started = time.monotonic()
     with session, pytest.raises(LearnerError) as failure:
@@ -168,19 +178,21 @@ def test_children_together_over_the_run_memory_end_memory_limit(hostile, monkeyp
 @pytest.mark.skipif(cgroup.hierarchy() is None, reason="this host offers no cgroup for runs")
 def test_the_run_process_count_is_capped_by_its_cgroup(grade):
     cgroups_before = set(run_cgroups())
-    probe = ("import os, time\n"
-             "started = 0\n"
-             "while started < 200:\n"
-             "    try:\n"
-             "        if os.fork() == 0:\n"
-             "            time.sleep(3); os._exit(0)\n"
-             "        started += 1\n"
-             "    except OSError:\n"
-             "        break\n"
-             "print('STARTED', started)\n"
-             "def kv_bytes_per_token(c, d): return 0\n"
-             "def num_gpu_blocks(*a): return 0\n"
-             "def max_concurrent_seqs(*a): return 0\n")
+    probe = (
+        "import os, time\n"
+        "started = 0\n"
+        "while started < 200:\n"
+        "    try:\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(3); os._exit(0)\n"
+        "        started += 1\n"
+        "    except OSError:\n"
+        "        break\n"
+        "print('STARTED', started)\n"
+        "def kv_bytes_per_token(c, d): return 0\n"
+        "def num_gpu_blocks(*a): return 0\n"
+        "def max_concurrent_seqs(*a): return 0\n"
+    )
     stdout = grade("kv-sizing", probe, mode="run", limits={**SHORT, "run_pids": 40})["stdout"]
     started = int(stdout.split("STARTED ")[1].split()[0])
     assert 0 < started < 40, stdout
@@ -189,27 +201,29 @@ def test_the_run_process_count_is_capped_by_its_cgroup(grade):
 
 @needs_bwrap
 def test_seccomp_refuses_what_learner_code_never_needs_and_etc_is_minimal(grade):
-    probe = ("import ctypes, os, threading\n"
-             "libc = ctypes.CDLL(None, use_errno=True)\n"
-             "for name, call in [('unshare', lambda: libc.unshare(0x10000000)),\n"
-             "                   ('ptrace', lambda: libc.ptrace(0, 0, 0, 0)),\n"
-             "                   ('personality', lambda: libc.personality(0x0040000))]:\n"
-             "    ctypes.set_errno(0)\n"
-             "    print('CALL', name, call(), ctypes.get_errno())\n"
-             "worker = threading.Thread(target=print, args=('THREAD ok',)); worker.start(); worker.join()\n"
-             "pid = os.fork()\n"
-             "if pid == 0: os._exit(3)\n"
-             "print('FORK', os.waitpid(pid, 0)[1] >> 8)\n"
-             "print('ETC', sorted(os.listdir('/etc')))\n"
-             "print('USERS', [line.split(':')[0] for line in open('/etc/passwd')])\n"
-             "def kv_bytes_per_token(c, d): return 0\n"
-             "def num_gpu_blocks(*a): return 0\n"
-             "def max_concurrent_seqs(*a): return 0\n")
+    probe = (
+        "import ctypes, os, threading\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "for name, call in [('unshare', lambda: libc.unshare(0x10000000)),\n"
+        "                   ('ptrace', lambda: libc.ptrace(0, 0, 0, 0)),\n"
+        "                   ('personality', lambda: libc.personality(0x0040000))]:\n"
+        "    ctypes.set_errno(0)\n"
+        "    print('CALL', name, call(), ctypes.get_errno())\n"
+        "worker = threading.Thread(target=print, args=('THREAD ok',)); worker.start(); worker.join()\n"
+        "pid = os.fork()\n"
+        "if pid == 0: os._exit(3)\n"
+        "print('FORK', os.waitpid(pid, 0)[1] >> 8)\n"
+        "print('ETC', sorted(os.listdir('/etc')))\n"
+        "print('USERS', [line.split(':')[0] for line in open('/etc/passwd')])\n"
+        "def kv_bytes_per_token(c, d): return 0\n"
+        "def num_gpu_blocks(*a): return 0\n"
+        "def max_concurrent_seqs(*a): return 0\n"
+    )
     stdout = grade("kv-sizing", probe, mode="run")["stdout"]
     for name in ("unshare", "ptrace", "personality"):
         assert f"CALL {name} -1 1" in stdout, stdout  # EPERM, though uid nobody could unshare a user ns
     assert "THREAD ok" in stdout and "FORK 3" in stdout
-    listed = eval(stdout.split("ETC ")[1].splitlines()[0])  # noqa: S307 - our own probe's output
+    listed = eval(stdout.split("ETC ")[1].splitlines()[0])
     assert "shadow" not in listed and "ssh" not in listed and {"passwd", "hosts", "ld.so.cache"} <= set(listed)
     assert "USERS ['root', 'nobody']" in stdout
 
@@ -218,6 +232,7 @@ def test_seccomp_refuses_what_learner_code_never_needs_and_etc_is_minimal(grade)
 def test_a_run_cgroup_left_by_a_killed_worker_is_swept_but_a_young_one_is_kept(monkeypatch):
     import time
     import uuid
+
     parent = cgroup.hierarchy().pids_parent
     stale, young = (parent / f"{cgroup.RUN_PREFIX}test-{uuid.uuid4().hex[:8]}" for _ in range(2))
     stale.mkdir()

@@ -1,4 +1,5 @@
 """The kv-sizing arithmetic, checked on hand-computed figures, and importable without torch."""
+
 import subprocess
 import sys
 
@@ -17,7 +18,9 @@ def test_kv_bytes_per_token_mha_gqa_and_head_dim():
 def test_num_gpu_blocks_and_zero_when_negative():
     gib = 2**30
     # int(80 GiB * 0.9) - 14 GiB weights - 2 GiB activations, over 16 tokens x 512 KiB
-    assert num_gpu_blocks(80 * gib, 0.9, 14 * gib, 2 * gib, 16, 524288) == (int(80 * gib * 0.9) - 16 * gib) // (16 * 524288)
+    assert num_gpu_blocks(80 * gib, 0.9, 14 * gib, 2 * gib, 16, 524288) == (int(80 * gib * 0.9) - 16 * gib) // (
+        16 * 524288
+    )
     assert num_gpu_blocks(10 * gib, 0.5, 6 * gib, 0, 16, 524288) == 0
 
 

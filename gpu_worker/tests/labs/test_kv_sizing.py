@@ -1,4 +1,5 @@
 """kv-sizing: the reference is accepted with full score; each known-wrong file gets wrong_answer."""
+
 import pytest
 import torch
 
@@ -28,12 +29,15 @@ def test_reference_accepted_with_full_score_and_plot(grade, fixture_source):
 
 
 @pytest.mark.sandbox
-@pytest.mark.parametrize("name, failing_test", [
-    ("wrong_no_factor_two", "kv-llama3-8b-fp16"),
-    ("wrong_ignores_kv_heads", "kv-llama3-8b-fp16"),
-    ("wrong_negative_blocks", "blocks-startup-oom"),
-    ("wrong_floor_blocks", "seqs-partial-last-block"),
-])
+@pytest.mark.parametrize(
+    "name, failing_test",
+    [
+        ("wrong_no_factor_two", "kv-llama3-8b-fp16"),
+        ("wrong_ignores_kv_heads", "kv-llama3-8b-fp16"),
+        ("wrong_negative_blocks", "blocks-startup-oom"),
+        ("wrong_floor_blocks", "seqs-partial-last-block"),
+    ],
+)
 def test_wrong_solutions_get_wrong_answer(grade, fixture_source, name, failing_test):
     result = grade("kv-sizing", fixture_source("kv-sizing", name))
     assert result["verdict"] == "wrong_answer"
@@ -59,6 +63,7 @@ def test_exception_in_learner_code_is_runtime_error_with_traceback(grade, fixtur
 
 def test_hidden_cases_differ_per_seed_and_cover_the_issue():
     import random
+
     first, second = kv_sizing.hidden_cases(random.Random(1)), kv_sizing.hidden_cases(random.Random(2))
     assert [c[2] for c in first] != [c[2] for c in second]
     kv = [args[0] for _, fn, args in first if fn == "kv_bytes_per_token"]

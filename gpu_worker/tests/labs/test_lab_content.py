@@ -1,4 +1,5 @@
 """The lab catalogue files agree with the graders: slugs, modules, contracts, limits and starters."""
+
 import ast
 from pathlib import Path
 
@@ -9,8 +10,12 @@ from gpu_worker.graders import GRADER_MODULES, lab_limits
 from gpu_worker.graders.runner import grader_module
 
 CONTENT = Path(__file__).resolve().parents[3] / "labs" / "content"
-MODULES = {"kv-sizing": "paged-attention", "paged-attention": "paged-attention", "scheduler": "scheduler-memory",
-           "ring-allreduce": "ring-vs-tree"}
+MODULES = {
+    "kv-sizing": "paged-attention",
+    "paged-attention": "paged-attention",
+    "scheduler": "scheduler-memory",
+    "ring-allreduce": "ring-vs-tree",
+}
 
 
 @pytest.mark.parametrize("slug", sorted(GRADER_MODULES))

@@ -1,4 +1,5 @@
 """paged-attention: the reference passes every case and the engine check; known-wrong kernels are caught."""
+
 import random
 
 import pytest
@@ -16,18 +17,23 @@ def test_reference_accepted_with_engine_check_timing_and_plots(grade, fixture_so
     names = {t["name"] for t in result["tests"]}
     assert "engine-generates-same-tokens" in names and {"hidden-gqa8-bs32", "hidden-gqa1-bs8"} <= names
     assert result["metrics"]["median_ms"] > 0 and result["metrics"]["reference_ms"] > 0
-    assert {p["title"] for p in result["plots"]} == {"Decode attention latency (batch 4, 8 heads)",
-                                                    "KV memory: paged blocks vs contiguous reservation",
-                                                    "Your kernel on the roofline"}
+    assert {p["title"] for p in result["plots"]} == {
+        "Decode attention latency (batch 4, 8 heads)",
+        "KV memory: paged blocks vs contiguous reservation",
+        "Your kernel on the roofline",
+    }
 
 
 @pytest.mark.sandbox
-@pytest.mark.parametrize("name, verdict, failing", [
-    ("wrong_gqa_head_mapping", "wrong_answer", "gqa4-shuffled-tables"),
-    ("wrong_unmasked_tail", "wrong_answer", "mha-one-block"),
-    ("wrong_no_scale", "wrong_answer", "mha-one-block"),
-    ("wrong_reads_padding", "runtime_error", "out-of-range-padding"),
-])
+@pytest.mark.parametrize(
+    "name, verdict, failing",
+    [
+        ("wrong_gqa_head_mapping", "wrong_answer", "gqa4-shuffled-tables"),
+        ("wrong_unmasked_tail", "wrong_answer", "mha-one-block"),
+        ("wrong_no_scale", "wrong_answer", "mha-one-block"),
+        ("wrong_reads_padding", "runtime_error", "out-of-range-padding"),
+    ],
+)
 def test_wrong_kernels_fail_public_cases(grade, fixture_source, name, verdict, failing):
     result = grade("paged-attention", fixture_source("paged-attention", name), mode="run")
     assert result["verdict"] == verdict, result["message"]
@@ -62,6 +68,7 @@ def test_reference_accepted_on_cuda_with_half_precision_cases(grade, fixture_sou
 @pytest.mark.slow
 def test_triton_kernel_runs_under_the_cpu_interpreter(grade):
     from pathlib import Path
+
     engine_kernel = Path(__file__).resolve().parents[2] / "engine" / "triton_attention.py"
     source = engine_kernel.read_text() + "\npaged_attention_decode = paged_attention_decode_triton\n"
     result = grade("paged-attention", source, mode="run")

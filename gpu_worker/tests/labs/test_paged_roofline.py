@@ -1,5 +1,6 @@
 """paged-attention on the roofline: bytes and FLOPs of a decode step, the metrics and figure a graded
 result carries, and no figure when there is no timing."""
+
 import math
 
 import pytest
@@ -12,13 +13,15 @@ ROOFLINE_METRICS = ("achieved_gbps", "peak_gbps", "bandwidth_share", "arithmetic
 
 
 def test_decode_step_bytes_and_flops_for_the_timed_shape():
-    kv_bytes, flops = decode_traffic(num_seqs=4, num_kv_heads=2, group=4, head_dim=64, context_len=1024,
-                                     element_bytes=4)
+    kv_bytes, flops = decode_traffic(
+        num_seqs=4, num_kv_heads=2, group=4, head_dim=64, context_len=1024, element_bytes=4
+    )
     assert kv_bytes == 2 * 4 * 1024 * 2 * 64 * 4 == 4_194_304  # K and V, every token, every KV head, fp32
     assert flops == 4 * 4 * 1024 * 8 * 64 == 8_388_608  # q.k and p.v: 2 multiply-adds per query head and dim
     assert flops / kv_bytes == 2.0  # 2 x group / bytes per element
-    half_bytes, half_flops = decode_traffic(num_seqs=1, num_kv_heads=8, group=4, head_dim=128, context_len=4096,
-                                            element_bytes=2)
+    half_bytes, half_flops = decode_traffic(
+        num_seqs=1, num_kv_heads=8, group=4, head_dim=128, context_len=4096, element_bytes=2
+    )
     assert half_flops / half_bytes == 4.0  # fp16 halves the bytes, doubling the intensity
 
 
@@ -67,6 +70,7 @@ def test_graded_reference_sits_under_the_memory_roof(grade, fixture_source):
 
 def test_data_sheet_lookup_prefers_the_longest_model_name():
     from gpu_worker.engine.peaks import FP16_PEAK_TFLOPS, HBM_PEAK_GBPS, _by_name
+
     assert _by_name(HBM_PEAK_GBPS, "NVIDIA H100 NVL") == 3900 and _by_name(HBM_PEAK_GBPS, "NVIDIA L40S") == 864
     assert _by_name(FP16_PEAK_TFLOPS, "NVIDIA A100-SXM4-80GB") == 312
     assert _by_name(FP16_PEAK_TFLOPS, "NVIDIA A10") == 125

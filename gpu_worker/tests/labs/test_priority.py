@@ -1,6 +1,7 @@
 """A run keeps its worker's low priority: bwrap starts it in a new session, which Linux schedules as one
 unit (an autogroup) at nice 0 unless told otherwise, so the run must give its autogroup the worker's nice
 value for grading to keep yielding the CPU to the web server."""
+
 import subprocess
 import sys
 from pathlib import Path

@@ -1,4 +1,5 @@
 """ring-allreduce: the reference passes with a bandwidth table; wrong rings, library calls and deadlocks are caught."""
+
 import random
 
 import pytest
@@ -40,16 +41,18 @@ def test_bytes_bound_is_about_two_n_minus_one_over_n():
 
 @pytest.mark.sandbox
 @pytest.mark.slow
-@pytest.mark.parametrize("name, verdict, words", [
-    ("wrong_naive_exchange", "wrong_answer", "bytes"),
-    ("wrong_drops_remainder", "wrong_answer", "the sum over ranks"),
-    ("wrong_no_all_gather", "wrong_answer", "the sum over ranks"),
-    ("wrong_hidden_library_call", "rejected", "torch.distributed.all_reduce is not available"),
-    ("wrong_deadlock", "time_limit", "rank 0 in recv from 1; rank 1 in recv from 0"),
-])
+@pytest.mark.parametrize(
+    "name, verdict, words",
+    [
+        ("wrong_naive_exchange", "wrong_answer", "bytes"),
+        ("wrong_drops_remainder", "wrong_answer", "the sum over ranks"),
+        ("wrong_no_all_gather", "wrong_answer", "the sum over ranks"),
+        ("wrong_hidden_library_call", "rejected", "torch.distributed.all_reduce is not available"),
+        ("wrong_deadlock", "time_limit", "rank 0 in recv from 1; rank 1 in recv from 0"),
+    ],
+)
 def test_wrong_rings(grade, fixture_source, name, verdict, words):
-    result = grade("ring-allreduce", fixture_source("ring-allreduce", name), mode="run",
-                   limits={"wall_s": 30.0})
+    result = grade("ring-allreduce", fixture_source("ring-allreduce", name), mode="run", limits={"wall_s": 30.0})
     assert result["verdict"] == verdict, result["message"]
     assert words in result["message"]
 
@@ -78,13 +81,22 @@ def test_library_baseline_runs_on_gloo_even_with_gpus_visible(monkeypatch):
 
 
 def test_a_failing_rank_shows_the_learners_traceback_and_no_grader_paths(grade):
-    source = ("import torch\n\n\ndef ring_all_reduce(tensor, comm):\n"
-              "    torch.nn.functional.pad(tensor, (0, 1))\n    comm.send(tensor, comm.rank)\n")
+    source = (
+        "import torch\n\n\ndef ring_all_reduce(tensor, comm):\n"
+        "    torch.nn.functional.pad(tensor, (0, 1))\n    comm.send(tensor, comm.rank)\n"
+    )
     result = grade("ring-allreduce", source, mode="run")
     assert result["verdict"] == "runtime_error"
     message = result["message"]
     assert 'File "submission.py", line 6, in ring_all_reduce' in message
     assert "ValueError: dst=0 is not another rank of a world of 2 (this is rank 0)" in message
-    for internal in ("ring_rank.py", "ring_relay.py", "harness.py", "launcher.py", "/mnt/sandbox", "/work/",
-                     "site-packages"):
+    for internal in (
+        "ring_rank.py",
+        "ring_relay.py",
+        "harness.py",
+        "launcher.py",
+        "/mnt/sandbox",
+        "/work/",
+        "site-packages",
+    ):
         assert internal not in message, internal

@@ -1,4 +1,5 @@
 """scheduler: the trusted replay judges validity, completion and throughput of the learner's policy."""
+
 import pytest
 
 from gpu_worker.engine.policy import reference_policy
@@ -23,11 +24,14 @@ def test_reference_accepted_with_metrics_and_plots(grade, fixture_source):
 
 
 @pytest.mark.sandbox
-@pytest.mark.parametrize("name, verdict, words", [
-    ("wrong_ignores_blocks", "wrong_answer", "rule 'out-of-blocks'"),
-    ("wrong_over_budget", "wrong_answer", "rule 'max-num-batched-tokens'"),
-    ("wrong_never_admits", "time_limit", "would never finish"),
-])
+@pytest.mark.parametrize(
+    "name, verdict, words",
+    [
+        ("wrong_ignores_blocks", "wrong_answer", "rule 'out-of-blocks'"),
+        ("wrong_over_budget", "wrong_answer", "rule 'max-num-batched-tokens'"),
+        ("wrong_never_admits", "time_limit", "would never finish"),
+    ],
+)
 def test_wrong_policies(grade, fixture_source, name, verdict, words):
     result = grade("scheduler", fixture_source("scheduler", name), mode="run")
     assert result["verdict"] == verdict, result["message"]
@@ -44,6 +48,7 @@ def test_valid_but_slow_policy_is_accepted_with_partial_score(grade, fixture_sou
 
 def test_grader_traces_force_preemption_and_reference_beats_static_batching():
     from gpu_worker.graders import scheduler
+
     for kind in scheduler.HIDDEN_KINDS:
         trace = make_trace(kind, 11, num_requests=scheduler.NUM_REQUESTS)
         reference = replay(reference_policy, trace, scheduler.CONFIGS[kind], step_cap=100_000)
@@ -57,6 +62,7 @@ def test_grader_traces_force_preemption_and_reference_beats_static_batching():
 @pytest.mark.sandbox
 def test_the_leaderboard_trace_is_the_same_for_every_submit_and_absent_from_a_run(grade, fixture_source):
     from gpu_worker.graders import scheduler
+
     reference = fixture_source("scheduler", "reference")
     first, again = grade("scheduler", reference), grade("scheduler", reference)
     assert first["metrics"]["board"] == again["metrics"]["board"]  # the scored hidden traces change each time
@@ -71,6 +77,7 @@ def test_the_step_cap_lets_a_one_at_a_time_policy_finish_every_trace_it_once_fai
     """Bursty seed 22 took the one-at-a-time policy past 4x static batching's steps, so a valid policy got a
     random time_limit; the cap also allows what serving one request at a time needs."""
     from gpu_worker.graders import scheduler
+
     namespace: dict = {}
     exec(compile(fixture_source("scheduler", "slow_one_at_a_time"), "slow.py", "exec"), namespace)
     trace, config = make_trace("bursty", 22, num_requests=scheduler.NUM_REQUESTS), scheduler.CONFIGS["bursty"]

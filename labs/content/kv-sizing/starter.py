@@ -6,9 +6,14 @@ def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
     raise NotImplementedError
 
 
-def num_gpu_blocks(gpu_memory_bytes: int, gpu_memory_utilization: float,
-                   weight_bytes: int, activation_bytes: int,
-                   block_size: int, bytes_per_token: int) -> int:
+def num_gpu_blocks(
+    gpu_memory_bytes: int,
+    gpu_memory_utilization: float,
+    weight_bytes: int,
+    activation_bytes: int,
+    block_size: int,
+    bytes_per_token: int,
+) -> int:
     """Whole KV blocks that fit after the weights and activations; 0 when nothing is left."""
     raise NotImplementedError
 

@@ -1,4 +1,5 @@
 """paged-attention: one decode step of attention over a paged KV cache."""
+
 import torch
 
 

@@ -1,4 +1,5 @@
 """ring-allreduce: in-place SUM across ranks using only comm's point-to-point calls."""
+
 import torch
 
 

@@ -1,4 +1,5 @@
 """`manage.py load_labs [--path DIR]`: load the lab catalogue from labs/content, idempotently."""
+
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -16,7 +17,7 @@ class Command(BaseCommand):
         try:
             labs = read_all(path)
         except LabContentError as error:
-            raise CommandError(str(error))
+            raise CommandError(str(error)) from None
         created = updated = 0
         with transaction.atomic():
             for lab in labs:
