@@ -1,4 +1,5 @@
 """Admin for the lab catalogue and submissions (read-mostly: results come from the worker)."""
+
 from django.contrib import admin
 
 from labs.models import Lab, Submission
@@ -12,7 +13,7 @@ class LabAdmin(admin.ModelAdmin):
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("id", "lab", "learner", "mode", "status", "verdict", "score", "attempts", "created_at")
+    list_display = ("id", "lab", "learner", "mode", "status", "verdict", "score", "deliveries", "created_at")
     list_filter = ("status", "mode", "verdict", "lab")
     search_fields = ("learner__username",)
     raw_id_fields = ("learner", "regrade_of")

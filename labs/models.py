@@ -1,4 +1,5 @@
 """The lab catalogue and learners' submissions with their graded results."""
+
 from django.conf import settings
 from django.db import models
 
@@ -63,9 +64,8 @@ class Submission(models.Model):
     max_score = models.FloatField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
     worker_host = models.CharField(max_length=200, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=1, help_text="How many times it was sent to a worker.")
-    regrade_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="regrades")
+    deliveries = models.PositiveSmallIntegerField(default=1, help_text="How many times it was sent to a worker.")
+    regrade_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="regrades")
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(auto_now_add=True, help_text="When it was last sent to a worker.")
     started_at = models.DateTimeField(null=True, blank=True)
@@ -80,11 +80,15 @@ class Submission(models.Model):
         ]
         constraints = [
             models.CheckConstraint(condition=models.Q(mode__in=["run", "submit"]), name="labs_sub_mode_valid"),
-            models.CheckConstraint(condition=models.Q(status__in=["queued", "running", "done"]),
-                                   name="labs_sub_status_valid"),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["queued", "running", "done"]), name="labs_sub_status_valid"
+            ),
             # One waiting run per learner per lab (regrades by an instructor do not count).
-            models.UniqueConstraint(fields=["learner", "lab"], name="labs_sub_one_waiting_per_lab",
-                                    condition=models.Q(status__in=["queued", "running"], regrade_of__isnull=True)),
+            models.UniqueConstraint(
+                fields=["learner", "lab"],
+                name="labs_sub_one_waiting_per_lab",
+                condition=models.Q(status__in=["queued", "running"], regrade_of__isnull=True),
+            ),
         ]
 
     def __str__(self) -> str:

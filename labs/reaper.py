@@ -6,6 +6,7 @@ that worker's watchdog. A queued run counts from when it was sent or from the qu
 while the queue moves; and it is never failed while a grading worker is alive. A failure is
 marked `reaped`, so a real result that arrives later still replaces it (labs/services.py).
 """
+
 import logging
 from datetime import timedelta
 
@@ -21,18 +22,23 @@ from labs.services import enqueue
 
 log = logging.getLogger(__name__)
 Status = Submission.Status
-LOST_MESSAGE = ("The grading worker did not answer in time, even after a second try. This is our fault, not "
-                "your code's; nothing counts against you, so please run it again.")
+LOST_MESSAGE = (
+    "The grading worker did not answer in time, even after a second try. This is our fault, not "
+    "your code's; nothing counts against you, so please run it again."
+)
 
 
 def submissions_reap_stale(*, now=None) -> dict:
     """Re-queue (once) or fail every waiting submission idle past its lab's wall limit plus the margin."""
     now = now or timezone.now()
     margin = settings.LABS["REAP_MARGIN_S"]
-    max_attempts = 1 + settings.LABS["MAX_REQUEUES"]
+    max_deliveries = 1 + settings.LABS["MAX_REQUEUES"]
     counts = {"requeued": 0, "failed": 0}
-    waiting = list(Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
-                   .select_related("lab").order_by("queued_at"))
+    waiting = list(
+        Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
+        .select_related("lab")
+        .order_by("queued_at")
+    )
     if not waiting:
         return counts
     alive, grading = _grading_workers()
@@ -47,7 +53,7 @@ def submissions_reap_stale(*, now=None) -> dict:
             since = max(submission.queued_at, last_move) if alive and last_move else submission.queued_at
         if since > now - timedelta(seconds=submission.lab.wall_s + margin):
             continue
-        if submission.attempts < max_attempts:
+        if submission.deliveries < max_deliveries:
             counts["requeued"] += _requeue(submission, now)
         elif submission.status == Status.RUNNING or not alive:
             counts["failed"] += _fail(submission, now)
@@ -66,8 +72,10 @@ def _grading_workers() -> tuple[bool, set[int]]:
 def _requeue(submission: Submission, now) -> int:
     with transaction.atomic():
         changed = Submission.objects.filter(
-            pk=submission.pk, attempts=submission.attempts, status__in=[Status.QUEUED, Status.RUNNING],
-        ).update(status=Status.QUEUED, attempts=submission.attempts + 1, queued_at=now, started_at=None)
+            pk=submission.pk,
+            deliveries=submission.deliveries,
+            status__in=[Status.QUEUED, Status.RUNNING],
+        ).update(status=Status.QUEUED, deliveries=submission.deliveries + 1, queued_at=now, started_at=None)
         if changed:
             transaction.on_commit(lambda: enqueue(submission), robust=True)  # broker down: the reaper retries
     return changed
@@ -75,6 +83,15 @@ def _requeue(submission: Submission, now) -> int:
 
 def _fail(submission: Submission, now) -> int:
     return Submission.objects.filter(
-        pk=submission.pk, attempts=submission.attempts, status__in=[Status.QUEUED, Status.RUNNING],
-    ).update(status=Status.DONE, verdict="internal_error", message=LOST_MESSAGE, score=None, max_score=None,
-             result={"reaped": True}, finished_at=now)
+        pk=submission.pk,
+        deliveries=submission.deliveries,
+        status__in=[Status.QUEUED, Status.RUNNING],
+    ).update(
+        status=Status.DONE,
+        verdict="internal_error",
+        message=LOST_MESSAGE,
+        score=None,
+        max_score=None,
+        result={"reaped": True},
+        finished_at=now,
+    )

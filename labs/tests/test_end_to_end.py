@@ -1,4 +1,5 @@
 """End to end with Redis and the real `make run` worker: the page, duplicate delivery, a killed worker."""
+
 import os
 import signal
 import time
@@ -15,8 +16,9 @@ from labs.tests.factories import LabFactory
 from testing.workers import client_app, running_worker, test_database_url, wait_until_finished
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-REFERENCE = (Path(__file__).resolve().parents[2] / "gpu_worker" / "graders" / "fixtures" / "kv-sizing"
-             / "reference.py").read_text()
+REFERENCE = (
+    Path(__file__).resolve().parents[2] / "gpu_worker" / "graders" / "fixtures" / "kv-sizing" / "reference.py"
+).read_text()
 
 
 def wait_until_done(submission: Submission, timeout: float = 90) -> Submission:
@@ -66,9 +68,17 @@ def test_the_same_result_delivered_twice_is_ingested_once(redis_url, local_worke
     # The whole run delivered a second time (as a broker redelivery would): graded again, ingested never.
     link = signature("labs.ingest_result", queue="default", app=app)
     link.freeze()
-    app.send_task("gpu_worker.run_lab", queue="gpu", link=link,
-                  kwargs={"submission_id": submission.pk, "lab": "kv-sizing", "mode": "submit",
-                          "source": "def kv_bytes_per_token(config, dtype_bytes):\n    return 0\n"})
+    app.send_task(
+        "gpu_worker.run_lab",
+        queue="gpu",
+        link=link,
+        kwargs={
+            "submission_id": submission.pk,
+            "lab": "kv-sizing",
+            "mode": "submit",
+            "source": "def kv_bytes_per_token(config, dtype_bytes):\n    return 0\n",
+        },
+    )
     assert app.AsyncResult(link.id).get(timeout=60) is False
     submission.refresh_from_db()
     assert (submission.verdict, submission.score) == ("accepted", 1.0)
@@ -95,7 +105,7 @@ def test_a_worker_killed_mid_run_loses_no_submission(redis_url, local_worker, le
     os.killpg(local_worker.pid, signal.SIGKILL)
     local_worker.wait(timeout=10)
     submission.refresh_from_db()
-    assert submission.status == "queued" and submission.attempts == 1  # lost with the worker
+    assert submission.status == "queued" and submission.deliveries == 1  # lost with the worker
 
     env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": test_database_url()}
     with running_worker("config.celery_local", "gpu,default", tmp_path, env=env, name="restarted"):
@@ -104,4 +114,4 @@ def test_a_worker_killed_mid_run_loses_no_submission(redis_url, local_worker, le
             assert time.monotonic() < deadline, "the reaper never re-queued the lost run"
             time.sleep(0.5)
         submission = wait_until_done(submission)
-    assert (submission.verdict, submission.score, submission.attempts) == ("accepted", 1.0, 2)
+    assert (submission.verdict, submission.score, submission.deliveries) == ("accepted", 1.0, 2)

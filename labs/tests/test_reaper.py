@@ -1,4 +1,5 @@
 """The reaper: a run lost past its lab's wall limit plus the margin is re-queued once, then failed."""
+
 from datetime import timedelta
 
 import pytest
@@ -29,7 +30,7 @@ def test_requeues_once_then_fails_with_internal_error(margin, django_capture_on_
         assert submissions_reap_stale() == {"requeued": 1, "failed": 0}
     assert len(callbacks) == 1  # sent to a worker again
     lost.refresh_from_db()
-    assert (lost.status, lost.attempts, lost.verdict) == ("queued", 2, "")
+    assert (lost.status, lost.deliveries, lost.verdict) == ("queued", 2, "")
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         assert submissions_reap_stale() == {"requeued": 0, "failed": 0}  # fresh again: not yet stale
@@ -68,20 +69,28 @@ def test_a_result_after_the_requeue_still_grades_it(margin, django_capture_on_co
     assert result_ingest(result=result_json(lost.pk)) is True
     assert result_ingest(result=result_json(lost.pk)) is False  # the first message, delivered late
     lost.refresh_from_db()
-    assert (lost.status, lost.verdict, lost.attempts) == ("done", "accepted", 2)
+    assert (lost.status, lost.verdict, lost.deliveries) == ("done", "accepted", 2)
 
 
 def _started(submission, seconds_ago):
     submission.__class__.objects.filter(pk=submission.pk).update(
-        status="running", started_at=timezone.now() - timedelta(seconds=seconds_ago))
+        status="running", started_at=timezone.now() - timedelta(seconds=seconds_ago)
+    )
 
 
 def _grading_worker_beats(grading=None):
     """A live grading worker, recorded as the web task records a real beat."""
     from health.services import heartbeat_record
 
-    heartbeat_record(info={"host": "gpu-1", "node": "gpu1@gpu-1", "queues": ["gpu"], "grading": grading,
-                           "sandbox_status": {"ok": True, "level": "bubblewrap", "reason": ""}})
+    heartbeat_record(
+        info={
+            "host": "gpu-1",
+            "node": "gpu1@gpu-1",
+            "queues": ["gpu"],
+            "grading": grading,
+            "sandbox_status": {"ok": True, "level": "bubblewrap", "reason": ""},
+        }
+    )
 
 
 def test_a_real_result_after_the_reapers_failure_wins(margin, django_capture_on_commit_callbacks):
@@ -89,7 +98,7 @@ def test_a_real_result_after_the_reapers_failure_wins(margin, django_capture_on_
     from labs.tests.factories import result_json
 
     lab = LabFactory(limits={"wall_s": 5})
-    slow = SubmissionFactory(lab=lab, attempts=2)  # sent twice already: the reaper now fails it
+    slow = SubmissionFactory(lab=lab, deliveries=2)  # sent twice already: the reaper now fails it
     _age(slow, 100)
     with django_capture_on_commit_callbacks(execute=False):
         assert submissions_reap_stale() == {"requeued": 0, "failed": 1}
@@ -116,7 +125,7 @@ def test_a_run_queued_behind_others_is_left_alone_while_the_queue_moves(margin, 
 
 def test_a_queued_run_is_never_failed_while_a_grading_worker_is_alive(margin, django_capture_on_commit_callbacks):
     lab = LabFactory(limits={"wall_s": 5})
-    waiting = SubmissionFactory(lab=lab, attempts=2)
+    waiting = SubmissionFactory(lab=lab, deliveries=2)
     _age(waiting, 5 + margin + 100)
     _grading_worker_beats()
     with django_capture_on_commit_callbacks(execute=False):
@@ -139,7 +148,7 @@ def test_a_run_counts_from_when_it_started_not_when_it_was_queued(margin, django
 
 def test_a_run_its_worker_still_reports_is_left_to_the_worker(margin, django_capture_on_commit_callbacks):
     lab = LabFactory(limits={"wall_s": 5})
-    run = SubmissionFactory(lab=lab, attempts=2)
+    run = SubmissionFactory(lab=lab, deliveries=2)
     _started(run, 5 + margin + 100)
     _grading_worker_beats(grading=run.pk)
     with django_capture_on_commit_callbacks(execute=False):
