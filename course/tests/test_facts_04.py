@@ -74,3 +74,7 @@ def test_sections_are_numbered_so_disaggregation_reads_in_order():
     names = sorted(path.name for path in (module_folder(MODULE) / "sections").glob("*.md"))
     assert names[3:6] == ["04-disaggregated-prefill-and-decode.md", "05-moving-the-kv-between-pools.md",
                           "06-sizing-and-running-the-pools.md"]
+
+
+def test_the_design_card_is_labelled_senior():
+    assert item(MODULE, "cards", "design-low-latency-chat")["level"] == "senior"
