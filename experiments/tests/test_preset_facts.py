@@ -1,0 +1,28 @@
+"""What the presets and the knob help say about vLLM must agree with the course (issue 28)."""
+from pathlib import Path
+
+from experiments.forms import LABELS
+from experiments.presets import DEFAULT_PATH, _load
+
+CHUNKED_PREFILL = Path(__file__).resolve().parents[2] / "course" / "content" / "03-scheduler-memory" / "sections"
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_module_3_still_says_v1_serves_running_decodes_first():
+    text = squash(next(CHUNKED_PREFILL.glob("[0-9][0-9]-chunked-prefill.md")).read_text())
+    assert "The scheduler first gives each running decode its one token" in text
+
+
+def test_chunked_prefill_off_describes_v1_as_module_3_does_and_names_v0_for_the_lab():
+    preset = next(p for p in _load(str(DEFAULT_PATH)) if p.slug == "chunked-prefill-off")
+    for text in (squash(preset.question), squash(LABELS["enable_chunked_prefill"][1])):
+        assert "vLLM V1 still serves the running decodes first and adds whole prompts that fit beside them" in text
+        assert "as vLLM's V0 engine did" in text  # the lab's prompts-only step is V0 behaviour, said as such
+        assert "its step carries no decodes" not in text
+
+
+def test_the_itl_target_is_named_for_what_it_compares():
+    assert "its TPOT" in LABELS["slo_itl_ms"][1]
