@@ -25,13 +25,18 @@ LABELS = {
     "kv_tokens": ("KV budget (tokens)", "Blocks in the pool = budget / block size."),
     "block_size": ("Block size (tokens)", ""),
     "enable_prefix_caching": ("Prefix caching", ""),
-    "enable_chunked_prefill": ("Chunked prefill", "Off: each prompt is prefilled whole, in one step. This lab's "
-                               "scheduler gives that step to prompts alone, as vLLM's V0 engine did; vLLM V1 "
-                               "still serves the running decodes first and adds whole prompts that fit beside "
-                               "them."),
+    "enable_chunked_prefill": (
+        "Chunked prefill",
+        "Off: each prompt is prefilled whole, in one step. This lab's "
+        "scheduler gives that step to prompts alone, as vLLM's V0 engine did; vLLM V1 "
+        "still serves the running decodes first and adds whole prompts that fit beside "
+        "them.",
+    ),
     "slo_ttft_ms": ("SLO: TTFT target (ms)", ""),
-    "slo_itl_ms": ("SLO: ITL target (ms)", "Compared with each request's mean inter-token time (its TPOT), "
-                   "not with single gaps."),
+    "slo_itl_ms": (
+        "SLO: ITL target (ms)",
+        "Compared with each request's mean inter-token time (its TPOT), not with single gaps.",
+    ),
 }
 
 GROUPS = (

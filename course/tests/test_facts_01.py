@@ -1,17 +1,18 @@
 """Module 1's corrected facts and new topics, read from the shipped files so they cannot quietly regress."""
+
 import torch
 
-from .content_facts import assert_topic_is_complete, python_blocks, section
+from .content_facts import assert_topic_is_complete, prose, python_blocks
 
 
 def test_the_sizing_formula_says_it_assumes_every_layer_caches_every_token():
-    body = section("01", "sizing-the-kv-cache")
+    body = prose("01", "sizing-the-kv-cache")
     assert "every layer caches every token" in body
     assert "section 7" in body
 
 
 def test_gemma3_27b_at_128k_is_sized_per_layer_type_not_by_the_every_layer_formula():
-    body = section("01", "non-uniform-attention-and-kv-sizing")
+    body = prose("01", "non-uniform-attention-and-kv-sizing")
     assert "About 10.4 GiB in all" in body and "`131072 · 496 KiB = 62 GiB`" in body
     namespace: dict = {}
     exec(python_blocks("01", "non-uniform-attention-and-kv-sizing")[0], namespace)  # runs the section's assert
@@ -19,7 +20,7 @@ def test_gemma3_27b_at_128k_is_sized_per_layer_type_not_by_the_every_layer_formu
 
 
 def test_sparse_attention_is_taught_as_saving_reads_not_storage():
-    assert "Sparse attention saves reads, not storage" in section("01", "non-uniform-attention-and-kv-sizing")
+    assert "Sparse attention saves reads, not storage" in prose("01", "non-uniform-attention-and-kv-sizing")
 
 
 def test_the_partial_attention_merge_shown_for_dcp_is_exact():
@@ -30,7 +31,7 @@ def test_the_partial_attention_merge_shown_for_dcp_is_exact():
     scores = torch.einsum("hd,thd->th", q, k)
     full = torch.einsum("th,thd->hd", scores.softmax(dim=0), v)
     outs, lses = [], []
-    for part in torch.arange(96).reshape(3, 32):                  # three DCP ranks, 32 tokens each
+    for part in torch.arange(96).reshape(3, 32):  # three DCP ranks, 32 tokens each
         part_scores = scores[part]
         outs.append(torch.einsum("th,thd->hd", part_scores.softmax(dim=0), v[part]))
         lses.append(torch.logsumexp(part_scores, dim=0))
@@ -39,13 +40,15 @@ def test_the_partial_attention_merge_shown_for_dcp_is_exact():
 
 
 def test_long_context_decode_teaches_the_crossover_and_the_quadratic_prefill():
-    body = section("01", "long-context-decode")
+    body = prose("01", "long-context-decode")
     assert "`16.06·10⁹ / 131072 ≈ 122,500`" in body
     assert "does **not** give a fixed step time" in body
 
 
 def test_the_new_module_1_topics_are_complete():
-    assert_topic_is_complete("01", "non-uniform-attention-and-kv-sizing",
-                             ["Gemma 3", "Jamba", "Mamba", "hybrid KV cache manager", "DeepSeek-V3.2"])
-    assert_topic_is_complete("01", "long-context-decode",
-                             ["context parallel", "Helix", "Flash-Decoding"])
+    assert_topic_is_complete(
+        "01",
+        "non-uniform-attention-and-kv-sizing",
+        ["Gemma 3", "Jamba", "Mamba", "hybrid KV cache manager", "DeepSeek-V3.2"],
+    )
+    assert_topic_is_complete("01", "long-context-decode", ["context parallel", "Helix", "Flash-Decoding"])

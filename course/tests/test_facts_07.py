@@ -1,16 +1,17 @@
 """Module 7's corrected facts and new topic, read from the shipped files so they cannot quietly regress."""
-from .content_facts import assert_topic_is_complete, items, section, text_of
+
+from .content_facts import assert_topic_is_complete, items, prose, text_of
 
 
 def test_tp16_against_tp8_pp2_is_costed_as_a_trade_of_the_weight_read_floor():
-    body = section("07", "placing-tp-and-pp")
+    body = prose("07", "placing-tp-and-pp")
     assert "only halves each GPU's share" not in body
     assert "`2 × 50.6 GB / 3.35 TB/s ≈ 30 ms`" in body and "takes about 15 ms" in body
     assert "It is a trade, not a pure loss" in body
 
 
 def test_405b_fits_one_node_in_fp8_on_h100_or_bf16_on_h200():
-    body = section("07", "placing-tp-and-pp")
+    body = prose("07", "placing-tp-and-pp")
     assert "405B in FP8 is about 405 GB and fits one 8 × H100 node" in body
     assert "in BF16 it fits one 8 × H200 node" in body
 

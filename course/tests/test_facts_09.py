@@ -1,9 +1,10 @@
 """Module 9's corrected facts and new topics (issue 28), read from the shipped content so they cannot regress."""
+
 import re
 from pathlib import Path
 
 from .conftest import real_module_folders
-from .content_lookup import flat, item, items, module_yaml, section, squash
+from .content_facts import item, items, module_yaml, section, squash, text_of
 
 MODULE = "beyond-the-eight"
 REPO = Path(__file__).resolve().parents[2]
@@ -13,14 +14,14 @@ def test_async_scheduling_is_on_by_default_in_vllm():
     text = squash(section(MODULE, "engine-cpu-overhead"))
     assert "now on by default" in text
     assert "exposes it as `--async-scheduling`" not in text
-    assert "now on by default in vLLM" in squash(flat(item(MODULE, "cards", "engine-cpu-overhead")))
+    assert "now on by default in vLLM" in squash(text_of(item(MODULE, "cards", "engine-cpu-overhead")))
 
 
 def test_v1_default_cuda_graph_mode_is_full_and_piecewise():
     text = squash(section(MODULE, "engine-cpu-overhead"))
     assert "`FULL_AND_PIECEWISE`" in text
     assert "full graphs for uniform decode batches" in text and "piecewise graphs for prefill and mixed" in text
-    card = squash(flat(item(MODULE, "cards", "engine-cpu-overhead")))
+    card = squash(text_of(item(MODULE, "cards", "engine-cpu-overhead")))
     assert "FULL_AND_PIECEWISE" in card
     assert "captures piecewise graphs around attention)" not in card
 
@@ -40,15 +41,16 @@ def test_speculation_still_pays_at_large_batch_for_sparse_moe():
     assert "85 to 90%" in text
     assert "High load: little or no speculation" not in text  # the rule now names dense models
     assert "High load on a dense model" in text
-    assert "sparse MoE" in squash(flat(item(MODULE, "cards", "speculative-decoding-deep")))
+    assert "sparse MoE" in squash(text_of(item(MODULE, "cards", "speculative-decoding-deep")))
 
 
 def test_deepep_normal_kernels_wait_on_the_cpu_and_only_low_latency_ones_do_not():
     text = squash(section(MODULE, "moe-communication-in-depth"))
     assert "The CPU **waits** for the GPU to report how many tokens this rank will receive" in text
     assert "| Host involvement |" in text and "None: buffers are sized in advance" in text
-    assert "the CPU waiting for the received-token counts" in squash(flat(item(MODULE, "cards",
-                                                                               "moe-communication-deep")))
+    assert "the CPU waiting for the received-token counts" in squash(
+        text_of(item(MODULE, "cards", "moe-communication-deep"))
+    )
 
 
 def test_node_limited_routing_is_a_pointer_to_module_8_not_a_repeat():
@@ -65,7 +67,7 @@ def test_under_tp8_each_gpu_reloads_only_its_eighth():
     quiz = item(MODULE, "quiz", "reload-or-recompute")
     right = [choice["text"] for choice in quiz["choices"] if choice["correct"]]
     assert right and "320 MiB" in right[0]
-    assert "320 MiB" in flat(item(MODULE, "cards", "offload-and-routing"))
+    assert "320 MiB" in text_of(item(MODULE, "cards", "offload-and-routing"))
 
 
 def test_flashattention3_fp8_path_quantizes_the_query():
@@ -80,14 +82,16 @@ def test_capacity_planning_relates_tpot_to_p99_itl():
 
 
 def test_cards_relabelled_where_the_question_is_senior_not_staff():
-    levels = {card["slug"]: card["level"] for card in items(MODULE, "cards")}
+    levels = {card["slug"]: card["level"] for card in items(MODULE, "cards").values()}
     assert levels["mla-and-attention-kernels"] == "senior"
     assert levels["speculative-decoding-deep"] == "senior"
 
 
 NEW_SECTIONS = {
-    "block-scaled-low-precision": ("block-scaled-fp4", ("arxiv.org/abs/2407.09141", "introducing-nvfp4",
-                                                        "ocp-microscaling")),
+    "block-scaled-low-precision": (
+        "block-scaled-fp4",
+        ("arxiv.org/abs/2407.09141", "introducing-nvfp4", "ocp-microscaling"),
+    ),
     "determinism-and-batch-invariance": ("batch-invariance", ("thinkingmachines.ai", "batch_invariance")),
     "multi-lora-serving": ("multi-lora-serving", ("2310.18547", "2311.03285")),
     "multimodal-serving": ("multimodal-serving", ("disagg_encoder", "2502.13923")),
@@ -97,8 +101,8 @@ NEW_SECTIONS = {
 
 
 def test_each_new_topic_has_worked_examples_a_drill_a_card_and_sources():
-    worked = {entry["section"] for entry in items(MODULE, "worked")}
-    drilled = {entry.get("section") for kind in ("quiz", "spot_the_bug") for entry in items(MODULE, kind)}
+    worked = {entry["section"] for entry in items(MODULE, "worked").values()}
+    drilled = {entry.get("section") for kind in ("quiz", "spot_the_bug") for entry in items(MODULE, kind).values()}
     urls = " ".join(source["url"] for source in module_yaml(MODULE)["sources"])
     for slug, (card, origins) in NEW_SECTIONS.items():
         assert section(MODULE, slug)

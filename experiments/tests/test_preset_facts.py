@@ -1,4 +1,5 @@
 """What the presets and the knob help say about vLLM must agree with the course (issue 28)."""
+
 from pathlib import Path
 
 from experiments.forms import LABELS
