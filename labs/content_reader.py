@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 
-from labs.markdown import render_markdown
+from course.markdown import render_markdown
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 LIMIT_FIELDS = {"wall_s", "cpu_s", "memory_bytes", "file_bytes", "nproc", "output_bytes", "tmp_bytes"}
