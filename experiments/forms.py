@@ -27,10 +27,8 @@ LABELS = {
     "enable_prefix_caching": ("Prefix caching", ""),
     "enable_chunked_prefill": (
         "Chunked prefill",
-        "Off: each prompt is prefilled whole, in one step. This lab's "
-        "scheduler gives that step to prompts alone, as vLLM's V0 engine did; vLLM V1 "
-        "still serves the running decodes first and adds whole prompts that fit beside "
-        "them.",
+        "Off: each prompt is prefilled whole, in one step. As in vLLM V1, the scheduler still serves the "
+        "running decodes first and adds whole prompts that fit beside them.",
     ),
     "slo_ttft_ms": ("SLO: TTFT target (ms)", ""),
     "slo_itl_ms": (

@@ -1,7 +1,10 @@
-"""Scheduling without chunked prefill: a prompt runs whole in one step, and prefill steps carry no decodes.
+"""Scheduling without chunked prefill, as vLLM V1 does it with `enable_chunked_prefill=False`.
 
-This is vLLM's behaviour with `enable_chunked_prefill=False` (the V0 scheduler): waiting prompts that fit
-go first, in arrival order, and only a step with no prompt to admit decodes the running requests.
+The running requests are served first (each decodes one token; the last admitted is preempted when the
+blocks run out), exactly as with chunking. Then waiting prompts join the same step in arrival order, but
+only whole: a prompt that does not fit in the token budget left (or in the blocks or sequence slots left)
+waits for a later step, and so does every prompt behind it. (vLLM's V0 engine instead gave a step either
+to prompts or to decodes, never both.)
 """
 
 from gpu_worker.engine.policy import blocks_needed, reference_policy, tokens_needed
@@ -9,16 +12,20 @@ from gpu_worker.engine.policy import blocks_needed, reference_policy, tokens_nee
 
 def whole_prompt_policy(state: dict) -> dict:
     config = state["config"]
-    budget, free = config["max_num_batched_tokens"], state["free_blocks"]
-    room = config["max_num_seqs"] - len(state["running"])
-    schedule = {}
+    decisions = reference_policy({**state, "waiting": []})
+    schedule, preempt = decisions["schedule"], decisions["preempt"]
+    if preempt:  # memory is short: nothing new is admitted this step
+        return decisions
+    running = {req["id"]: req for req in state["running"]}
+    budget = config["max_num_batched_tokens"] - sum(schedule.values())
+    free = state["free_blocks"] - sum(
+        blocks_needed(running[req_id], num_tokens, config["block_size"]) for req_id, num_tokens in schedule.items()
+    )
     for req in state["waiting"]:
         num_tokens = tokens_needed(req)
         cost = blocks_needed(req, num_tokens, config["block_size"])
-        if len(schedule) >= room or num_tokens > budget or cost > free:
+        if len(schedule) >= config["max_num_seqs"] or num_tokens > budget or cost > free:
             break
         schedule[req["id"]] = num_tokens
         budget, free = budget - num_tokens, free - cost
-    if schedule:
-        return {"schedule": schedule, "preempt": []}
-    return reference_policy({**state, "waiting": []})
+    return {"schedule": schedule, "preempt": preempt}

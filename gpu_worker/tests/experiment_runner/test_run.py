@@ -6,6 +6,7 @@ import pytest
 
 from gpu_worker.contract.knobs import KnobError
 from gpu_worker.experiment_runner import run_experiment
+from gpu_worker.experiment_runner.policy import whole_prompt_policy
 from gpu_worker.experiment_runner.task import experiment_result
 
 SMALL = {"num_requests": 6, "arrivals": "all-at-once", "seed": 1}
@@ -60,11 +61,37 @@ def test_prefix_caching_serves_the_shared_system_prompt():
     assert cached["prefix_hit_rate"] > 0.5 and uncached["prefix_hit_tokens"] == 0
 
 
-def test_without_chunked_prefill_no_step_mixes_a_chunk_past_the_budget():
+def test_without_chunked_prefill_prompts_run_whole_beside_the_decodes_as_in_vllm_v1():
     result = run_experiment({**SMALL, "enable_chunked_prefill": False, "max_num_batched_tokens": 512})
     tokens = result["figures"][4]["figure"]["data"]
     prefill, decode = tokens[0]["y"], tokens[1]["y"]
-    assert not any(p and d for p, d in zip(prefill, decode))  # a step prefills or decodes, never both
+    assert any(p and d for p, d in zip(prefill, decode))  # V1: a step decodes the running and admits prompts
+
+
+def _request(req_id, prompt_len, computed=0, outputs=0, blocks=0):
+    return {
+        "id": req_id,
+        "prompt_len": prompt_len,
+        "num_output_tokens": outputs,
+        "num_computed_tokens": computed,
+        "max_tokens": 16,
+        "arrival_step": 0,
+        "num_blocks": blocks,
+    }
+
+
+def test_a_prompt_is_admitted_whole_after_the_decodes_or_not_at_all():
+    config = {"max_num_seqs": 8, "max_num_batched_tokens": 100, "block_size": 16, "num_blocks": 64}
+    running = [
+        _request("r1", 40, computed=41, outputs=2, blocks=3),
+        _request("r2", 20, computed=21, outputs=2, blocks=2),
+    ]
+    waiting = [_request("w1", 60), _request("w2", 50), _request("w3", 10)]
+    state = {"config": config, "step": 5, "free_blocks": 40, "running": running, "waiting": waiting}
+    decision = whole_prompt_policy(state)
+    # both decodes first (1 token each), then w1 whole (60 of the 98 left); w2 (50) does not fit whole, so it
+    # and everyone behind it wait: no chunk of w2, and w3 does not jump the queue
+    assert decision == {"schedule": {"r1": 1, "r2": 1, "w1": 60}, "preempt": []}
 
 
 def test_the_modeled_clock_times_steps_on_the_roofline_and_repeats_exactly():
