@@ -11,6 +11,7 @@ import threading
 
 from celery.signals import worker_ready
 
+from gpu_worker import versions
 from gpu_worker.contract import wire
 from gpu_worker.worker_info import process_info, worker_info
 
@@ -64,6 +65,8 @@ def _consumed_queues(app) -> list[str]:
 
 @worker_ready.connect(weak=False, dispatch_uid="gpu_worker.heartbeat")
 def _on_worker_ready(sender=None, **_kwargs) -> None:
+    for problem in versions.problems():  # supported range: gpu_worker/versions.py
+        log.warning("unsupported worker dependency: %s", problem)
     app = getattr(sender, "app", None)
     if app is not None:
         start_heartbeat(app, node=getattr(sender, "hostname", None), queues=_consumed_queues(app))

@@ -4,6 +4,7 @@ import os
 import platform
 import socket
 
+from gpu_worker import versions
 from gpu_worker.contract.result import WorkerInfo
 
 
@@ -19,7 +20,7 @@ def worker_info(health: bool = True) -> WorkerInfo:
     a probe that fails says so rather than claim isolation or a GPU nobody checked."""
     info = {**process_info(), **_torch_info()}
     if health:
-        info.update(_sandbox_status(), device_status=_device_status())
+        info.update(_sandbox_status(), device_status=_device_status(), version_problems=versions.problems())
     else:
         from gpu_worker.sandbox.isolation import sandbox_level
 

@@ -9,8 +9,9 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
   .venv/bin/pip install -q --upgrade pip
 fi
-files=${REQUIREMENTS:-"requirements.txt requirements-worker.txt requirements-dev.txt"}
-stamp=".venv/.requirements-$(cat $files | sha256sum | cut -c1-16)"
+# The locks pin every package (scripts/lock.py); the dev file adds the test tools on top of the same pins.
+files=${REQUIREMENTS:-"requirements.lock requirements-worker.lock requirements-dev.txt"}
+stamp=".venv/.requirements-$(cat requirements*.txt requirements*.lock | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "==> installing requirements ($files)"
   args=(); for f in $files; do args+=(-r "$f"); done

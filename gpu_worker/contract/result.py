@@ -37,6 +37,7 @@ class WorkerInfo(TypedDict, total=False):
     sandbox: str  # the isolation level: "bubblewrap", "none", or an unsafe development level
     sandbox_status: dict[str, Any]
     device_status: dict[str, Any]
+    version_problems: list[str]  # torch/triton outside gpu_worker/versions.py's range; empty when inside
 
 
 class LabResult(TypedDict):

@@ -1,0 +1,38 @@
+"""The supported torch/triton range (gpu_worker/versions.py), read without importing torch."""
+
+from gpu_worker import versions
+
+
+def _v(torch, triton=None, wanted=None):
+    return {"torch": torch, "triton": triton, "triton_wanted": wanted, "numpy": "2.4.6", "PyYAML": "6.0.4"}
+
+
+def test_this_hosts_torch_is_inside_the_supported_range():
+    assert versions.problems() == []
+    assert versions.found()["torch"].startswith("2.13.0")
+
+
+def test_an_images_own_cuda_torch_inside_the_range_is_accepted():
+    assert versions.problems(_v("2.11.0+cu130", "3.6.0", "3.6.0")) == []
+    assert versions.problems(_v("2.9.1", "3.5.1", "3.5.1")) == []
+
+
+def test_outside_the_range_or_a_mismatched_triton_is_named():
+    assert versions.problems(_v("2.8.0")) == ["torch 2.8.0 is outside the supported 2.9–2.13"]
+    assert versions.problems(_v("2.14.1", "3.7.1", "3.8.0")) == [
+        "torch 2.14.1 is outside the supported 2.9–2.13",
+        "torch 2.14.1 was built for triton 3.8.0, but 3.7.1 is installed",
+    ]
+    assert versions.problems(_v("2.12.0", None, "3.7.0")) == ["torch 2.12.0 needs triton 3.7.0, which is not installed"]
+    assert versions.problems(_v(None)) == ["torch is not installed"]
+
+
+def test_the_tested_pins_lie_inside_the_range():
+    from pathlib import Path
+
+    pins = dict(
+        line.split("==")
+        for line in (Path(__file__).resolve().parents[2] / "requirements-worker.txt").read_text().splitlines()
+        if "==" in line
+    )
+    assert versions.problems(_v(pins["torch"], pins["triton"])) == []
