@@ -7,6 +7,8 @@ import dj_database_url
 
 from gpu_worker.contract import wire
 
+from .email_url import email_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
@@ -117,7 +119,8 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Where mail goes (config/settings/email_url.py): smtp[+tls|+ssl]://user:pass@host:port, or the local outbox.
+globals().update(email_settings(os.environ.get("EMAIL_URL", "outbox"), var_dir=VAR_DIR))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "course@localhost")
 
 # Reject absurd bodies before a view sees them; views keep their own tighter limits.
