@@ -143,9 +143,12 @@ READ_CACHE = env_bool("READ_CACHE", CACHE_URL.startswith("redis"))
 if CACHE_URL.startswith("redis"):  # a page reads its session from Redis; the database keeps it across restarts
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 LOGIN_THROTTLE = {
-    "ACCOUNT_FAILURES": int(os.environ.get("LOGIN_ACCOUNT_FAILURES", "10")),  # per username per window
-    "ADDRESS_FAILURES": int(os.environ.get("LOGIN_ADDRESS_FAILURES", "50")),  # per client address per window
+    # accounts/throttle.py: free failures per account, then waits of DELAY_S, 2x, 4x ... up to WINDOW_S.
+    "ACCOUNT_FAILURES": int(os.environ.get("LOGIN_ACCOUNT_FAILURES", "5")),
+    "DELAY_S": int(os.environ.get("LOGIN_DELAY_S", "30")),
     "WINDOW_S": int(os.environ.get("LOGIN_WINDOW_S", "900")),
+    # Past this many failures, an address can no longer try accounts that failed recently (clean ones still sign in).
+    "ADDRESS_FAILURES": int(os.environ.get("LOGIN_ADDRESS_FAILURES", "50")),
     # Behind a reverse proxy, the header it sets with the client's address (e.g. HTTP_X_FORWARDED_FOR).
     "ADDRESS_HEADER": os.environ.get("LOGIN_ADDRESS_HEADER", ""),
 }
