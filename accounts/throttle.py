@@ -76,3 +76,14 @@ def client_address(request) -> str:
     header = settings.LOGIN_THROTTLE.get("ADDRESS_HEADER") or ""
     forwarded = request.META.get(header, "").split(",")[-1].strip() if header else ""
     return forwarded or request.META.get("REMOTE_ADDR", "")
+
+
+def signup_allowed(*, address: str) -> bool:
+    """Counts a sign-up from `address`; False past settings.SIGNUP_PER_ADDRESS_HOUR in an hour."""
+    key = _key("signup", address)
+    if cache.add(key, 1, timeout=3600):
+        return True
+    try:
+        return cache.incr(key) <= settings.SIGNUP_PER_ADDRESS_HOUR
+    except ValueError:
+        return True

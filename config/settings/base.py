@@ -142,6 +142,7 @@ CACHES = {
 READ_CACHE = env_bool("READ_CACHE", CACHE_URL.startswith("redis"))
 if CACHE_URL.startswith("redis"):  # a page reads its session from Redis; the database keeps it across restarts
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+SIGNUP_PER_ADDRESS_HOUR = int(os.environ.get("SIGNUP_PER_ADDRESS_HOUR", "20"))  # a class behind one NAT signs up
 LOGIN_THROTTLE = {
     # accounts/throttle.py: free failures per account, then waits of DELAY_S, 2x, 4x ... up to WINDOW_S.
     "ACCOUNT_FAILURES": int(os.environ.get("LOGIN_ACCOUNT_FAILURES", "5")),
