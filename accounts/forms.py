@@ -12,11 +12,20 @@ class SignupForm(UserCreationForm):
         model = User
         fields = ("username", "email")
 
+    def __init__(self, *args, address: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.address = address
+
     def clean_email(self):
-        email = self.cleaned_data["email"].strip().lower()
-        if User.objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("An account with this email already exists.")
-        return email
+        # No check against other accounts: the answer must not tell who has an account. An address
+        # counts for invitations only once its owner follows the link mailed to it (verification.py).
+        return self.cleaned_data["email"].strip().lower()
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors and not throttle.signup_allowed(address=self.address):
+            raise forms.ValidationError("Too many sign-ups from your network this hour; try again later.")
+        return data
 
 
 class ThrottledAuthenticationForm(AuthenticationForm):

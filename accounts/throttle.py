@@ -1,9 +1,11 @@
-"""Failed sign-ins counted in the cache per account and per address; past a limit, sign-in is refused.
+"""Failed sign-ins counted in the cache per account (growing delays) and per address (never against a clean account).
 
-Each counter lives for a fixed window that starts with its first failure; a success clears the
-account's counter (not the address's, which many people may share). Limits are in settings.LOGIN_THROTTLE.
-The price: anyone can hold an account shut for one window by failing on purpose; a password reset
-still works, and the window is short.
+Per account: the first ACCOUNT_FAILURES failures are free; each one after makes the account wait
+DELAY_S, then twice that, and so on up to WINDOW_S, before the next try (the right password too: the
+account is under attack). A success clears the account's count. Per address: past ADDRESS_FAILURES,
+the address may still sign in to an account with no recent failures, so a class behind one NAT is
+never shut out by a guesser among them; it can no longer try an account that has failed recently,
+which leaves a guesser who sprays many accounts one guess each. Limits are in settings.LOGIN_THROTTLE.
 """
 
 import hashlib
@@ -14,41 +16,57 @@ from django.conf import settings
 from django.core.cache import cache
 
 
-def _keys(kind: str, value: str) -> tuple[str, str]:
+def _key(kind: str, value: str) -> str:
     digest = hashlib.sha256(value.strip().lower().encode("utf-8", "replace")).hexdigest()[:32]
-    return f"login-fail:{kind}:{digest}", f"login-fail:{kind}:{digest}:until"
+    return f"login-fail:{kind}:{digest}"
 
 
-def _subjects(*, username: str, address: str) -> list[tuple[str, str, int]]:
-    limits = settings.LOGIN_THROTTLE
-    return [("account", username, limits["ACCOUNT_FAILURES"]), ("address", address, limits["ADDRESS_FAILURES"])]
+def _life_s() -> int:
+    return 4 * settings.LOGIN_THROTTLE["WINDOW_S"]  # how long a count is remembered after its last failure
+
+
+def _count(kind: str, value: str) -> int:
+    return cache.get(_key(kind, value)) or 0
+
+
+def account_failures(*, username: str) -> int:
+    return _count("account", username)
 
 
 def wait_s(*, username: str, address: str) -> int:
-    """Seconds until sign-in is allowed again for this account and address; 0 when it is allowed now."""
-    longest = 0.0
-    for kind, value, limit in _subjects(username=username, address=address):
-        count_key, until_key = _keys(kind, value)
-        if (cache.get(count_key) or 0) >= limit:
-            longest = max(longest, (cache.get(until_key) or 0) - time.time())
-    return max(0, math.ceil(longest))
+    """Seconds until this account may try again from this address; 0 when it may now."""
+    account_wait = (cache.get(_key("account", username) + ":until") or 0) - time.time()
+    address_held = _count("address", address) >= settings.LOGIN_THROTTLE["ADDRESS_FAILURES"]
+    if address_held and account_failures(username=username):
+        account_wait = max(account_wait, settings.LOGIN_THROTTLE["DELAY_S"])
+    return max(0, math.ceil(account_wait))
+
+
+def _incr(key: str) -> int:
+    if cache.add(key, 1, timeout=_life_s()):
+        return 1
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr: start over
+        cache.set(key, 1, timeout=_life_s())
+        return 1
+    cache.touch(key, _life_s())
+    return count
 
 
 def failure_record(*, username: str, address: str) -> None:
-    window = settings.LOGIN_THROTTLE["WINDOW_S"]
-    for kind, value, _limit in _subjects(username=username, address=address):
-        count_key, until_key = _keys(kind, value)
-        if cache.add(count_key, 0, timeout=window):  # the first failure opens the window
-            cache.set(until_key, time.time() + window, timeout=window)
-        try:
-            cache.incr(count_key)
-        except ValueError:  # expired between add and incr: start over
-            cache.set(count_key, 1, timeout=window)
-            cache.set(until_key, time.time() + window, timeout=window)
+    limits = settings.LOGIN_THROTTLE
+    count = _incr(_key("account", username))
+    over = count - limits["ACCOUNT_FAILURES"]
+    if over >= 0:
+        delay = min(limits["WINDOW_S"], limits["DELAY_S"] * 2**over)
+        cache.set(_key("account", username) + ":until", time.time() + delay, timeout=math.ceil(delay) + 1)
+    _incr(_key("address", address))
 
 
 def success_record(*, username: str) -> None:
-    cache.delete_many(list(_keys("account", username)))
+    key = _key("account", username)
+    cache.delete_many([key, key + ":until"])
 
 
 def client_address(request) -> str:
@@ -58,3 +76,14 @@ def client_address(request) -> str:
     header = settings.LOGIN_THROTTLE.get("ADDRESS_HEADER") or ""
     forwarded = request.META.get(header, "").split(",")[-1].strip() if header else ""
     return forwarded or request.META.get("REMOTE_ADDR", "")
+
+
+def signup_allowed(*, address: str) -> bool:
+    """Counts a sign-up from `address`; False past settings.SIGNUP_PER_ADDRESS_HOUR in an hour."""
+    key = _key("signup", address)
+    if cache.add(key, 1, timeout=3600):
+        return True
+    try:
+        return cache.incr(key) <= settings.SIGNUP_PER_ADDRESS_HOUR
+    except ValueError:
+        return True

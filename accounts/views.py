@@ -1,11 +1,14 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from . import throttle
 from .forms import SignupForm, ThrottledAuthenticationForm
 from .roles import is_instructor
+from .verification import verification_confirm, verification_send
 
 
 class LoginView(auth_views.LoginView):
@@ -22,10 +25,24 @@ class LoginView(auth_views.LoginView):
 def signup(request):
     if request.user.is_authenticated:
         return redirect("course:index")
-    form = SignupForm(request.POST or None)
+    form = SignupForm(request.POST or None, address=throttle.client_address(request))
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
-        messages.success(request, f"Welcome, {user.username}. Your progress is saved from now on.")
+        verification_send(user=user, request=request)
+        messages.success(
+            request,
+            f"Welcome, {user.username}. Your progress is saved from now on. "
+            f"We sent a link to {user.email}: open it to confirm your address.",
+        )
         return redirect("course:index")
     return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def email_verify(request, token):
+    if verification_confirm(user=request.user, token=token):
+        messages.success(request, f"Thank you: {request.user.email} is confirmed.")
+    else:
+        messages.error(request, "That link is not valid for this account (or it expired); sign up again for a new one.")
+    return redirect("course:index")

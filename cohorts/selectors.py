@@ -2,6 +2,7 @@
 
 from django.db.models import Count, QuerySet
 
+from accounts.verification import is_verified
 from cohorts.models import Cohort, Invitation, Membership, ScoreOverride
 
 
@@ -19,7 +20,7 @@ def invitations_pending(*, cohort: Cohort) -> QuerySet[Invitation]:
 
 def invitations_for(*, user) -> QuerySet[Invitation]:
     """The pending invitations addressed to the signed-in user's e-mail (none without one)."""
-    if not user.is_authenticated or not user.email:
+    if not is_verified(user):  # an address counts once its owner proved it (accounts/verification.py)
         return Invitation.objects.none()
     return Invitation.objects.filter(status=Invitation.Status.PENDING, email__iexact=user.email).select_related(
         "cohort", "invited_by"

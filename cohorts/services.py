@@ -4,6 +4,7 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.verification import is_verified
 from cohorts.models import Cohort, CohortLab, Invitation, Membership, ScoreOverride, new_join_code
 
 
@@ -78,7 +79,7 @@ def invitation_answer(*, user, invitation_id: int, accept: bool) -> Invitation:
             .filter(pk=invitation_id, status=Invitation.Status.PENDING, email__iexact=user.email or "-")
             .first()
         )
-        if invitation is None or not user.email:
+        if invitation is None or not is_verified(user):
             raise ActionRefused("No such invitation is waiting for you.")
         if accept:
             Membership.objects.get_or_create(cohort=invitation.cohort, learner=user)

@@ -4,6 +4,7 @@
 # grading workers, restarting any that exits. Ctrl-C stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+umask 077  # everything written under var/ (database, logs, outbox, secret key) is private to this user
 bash scripts/system_deps.sh
 bash scripts/bootstrap.sh
 export DJANGO_SETTINGS_MODULE=${DJANGO_SETTINGS_MODULE:-config.settings.dev}

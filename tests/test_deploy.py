@@ -16,7 +16,7 @@ def manage(*args, **env):
     full_env = {
         k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE")
     }
-    full_env.update(DJANGO_SETTINGS_MODULE="config.settings.prod", **env)
+    full_env.update({"DJANGO_SETTINGS_MODULE": "config.settings.prod", **env})
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True)
 
 
@@ -54,3 +54,24 @@ def test_docker_compose_config_is_valid():
     assert result.returncode == 0, result.stderr
     for service in ("web:", "web-worker:", "gpu-worker:", "redis:", "postgres:"):
         assert service in result.stdout
+
+
+def test_dev_settings_make_a_private_secret_key_once_and_no_w009(tmp_path):
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.dev", "VAR_DIR": str(tmp_path)}
+    first = manage("check", "--deploy", **env)
+    assert "W009" not in first.stdout + first.stderr, first.stdout + first.stderr
+    key_file = tmp_path / "secret_key"
+    assert (key_file.stat().st_mode & 0o777) == 0o600 and len(key_file.read_text()) >= 50
+    key = key_file.read_text()
+    manage("check", **env)
+    assert key_file.read_text() == key  # the same key on the next start: sessions survive a restart
+
+
+def test_run_script_makes_var_private():
+    assert "umask 077" in (ROOT / "scripts" / "run.sh").read_text()
+
+
+def test_compose_takes_mail_from_one_email_url():
+    compose = (ROOT / "docker-compose.yml").read_text()
+    assert "EMAIL_URL: ${EMAIL_URL" in compose and "console" not in compose
+    assert "EMAIL_URL=" in (ROOT / ".env.example").read_text()

@@ -7,6 +7,8 @@ import dj_database_url
 
 from gpu_worker.contract import wire
 
+from .email_url import email_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
@@ -117,7 +119,8 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Where mail goes (config/settings/email_url.py): smtp[+tls|+ssl]://user:pass@host:port, or the local outbox.
+globals().update(email_settings(os.environ.get("EMAIL_URL", "outbox"), var_dir=VAR_DIR))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "course@localhost")
 
 # Reject absurd bodies before a view sees them; views keep their own tighter limits.
@@ -139,10 +142,14 @@ CACHES = {
 READ_CACHE = env_bool("READ_CACHE", CACHE_URL.startswith("redis"))
 if CACHE_URL.startswith("redis"):  # a page reads its session from Redis; the database keeps it across restarts
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+SIGNUP_PER_ADDRESS_HOUR = int(os.environ.get("SIGNUP_PER_ADDRESS_HOUR", "20"))  # a class behind one NAT signs up
 LOGIN_THROTTLE = {
-    "ACCOUNT_FAILURES": int(os.environ.get("LOGIN_ACCOUNT_FAILURES", "10")),  # per username per window
-    "ADDRESS_FAILURES": int(os.environ.get("LOGIN_ADDRESS_FAILURES", "50")),  # per client address per window
+    # accounts/throttle.py: free failures per account, then waits of DELAY_S, 2x, 4x ... up to WINDOW_S.
+    "ACCOUNT_FAILURES": int(os.environ.get("LOGIN_ACCOUNT_FAILURES", "5")),
+    "DELAY_S": int(os.environ.get("LOGIN_DELAY_S", "30")),
     "WINDOW_S": int(os.environ.get("LOGIN_WINDOW_S", "900")),
+    # Past this many failures, an address can no longer try accounts that failed recently (clean ones still sign in).
+    "ADDRESS_FAILURES": int(os.environ.get("LOGIN_ADDRESS_FAILURES", "50")),
     # Behind a reverse proxy, the header it sets with the client's address (e.g. HTTP_X_FORWARDED_FOR).
     "ADDRESS_HEADER": os.environ.get("LOGIN_ADDRESS_HEADER", ""),
 }

@@ -45,6 +45,8 @@ def build() -> World:
     ada = factories.user("ada")
     ada.email = MARKERS[1]
     ada.save(update_fields=["email"])
+    ada.verified_email.email = MARKERS[1]
+    ada.verified_email.save(update_fields=["email"])
     bea = factories.user("bea")
     own, other = factories.user("own"), factories.user("other")
     for teacher in (own, other):

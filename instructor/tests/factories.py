@@ -14,7 +14,12 @@ PASSWORD = "correct-horse-battery"
 
 
 def user(username: str, **fields):
-    return get_user_model().objects.create_user(username, f"{username}@example.com", PASSWORD, **fields)
+    """A user whose address is proved (accounts.VerifiedEmail), as after following the mailed link."""
+    from accounts.models import VerifiedEmail
+
+    made = get_user_model().objects.create_user(username, f"{username}@example.com", PASSWORD, **fields)
+    VerifiedEmail.objects.create(user=made, email=made.email)
+    return made
 
 
 def course(n_modules: int = 2, n_sections: int = 3) -> list[Module]:
