@@ -86,3 +86,35 @@ def test_a_reset_link_arrives_by_smtp_and_sets_the_password(client, learner, smt
     assert b"Password set" in response.content
     learner.refresh_from_db()
     assert learner.check_password("smtp-reset-pass-long-9")
+
+
+def test_reset_answers_the_same_for_an_unknown_address(client, learner, smtp_server):
+    known = client.post("/accounts/password_reset/", {"email": learner.email})
+    unknown = client.post("/accounts/password_reset/", {"email": "nobody@example.com"})
+    assert (known.status_code, known["Location"]) == (unknown.status_code, unknown["Location"])
+    assert [to for to, _ in smtp_server.messages] == [[learner.email]]
+
+
+def test_an_invitation_arrives_by_smtp_and_its_link_opens_the_join_page(
+    smtp_server, django_capture_on_commit_callbacks
+):
+    from django.test import Client
+    from django.urls import reverse
+
+    from accounts.roles import instructor_group
+    from instructor.tests import factories
+
+    teacher, bob = factories.user("teacher"), factories.user("bob")
+    teacher.groups.add(instructor_group())
+    cohort = factories.cohort(teacher, [], name="Cohort M")
+    teaching = Client()
+    teaching.force_login(teacher)
+    with django_capture_on_commit_callbacks(execute=True):
+        teaching.post(reverse("instructor:roster_invite", args=[cohort.pk]), {"email": bob.email})
+    ((to, message),) = smtp_server.messages
+    assert to == [bob.email]
+    link = re.search(r"https?://[^/]+(/\S+)", message.get_payload(decode=True).decode()).group(1)
+    learner = Client()
+    learner.force_login(bob)
+    page = learner.get(link).content.decode()
+    assert "Cohort M" in page and "Accept" in page

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "csp",
     "template_partials",
     "accounts",
     "course",
@@ -48,6 +49,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -122,6 +124,23 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 # Where mail goes (config/settings/email_url.py): smtp[+tls|+ssl]://user:pass@host:port, or the local outbox.
 globals().update(email_settings(os.environ.get("EMAIL_URL", "outbox"), var_dir=VAR_DIR))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "course@localhost")
+
+# Content-Security-Policy (django-csp): scripts only from our own static files, never inline. Styles may be
+# inline: plotly.js injects <style> elements and sets style attributes on the plots it draws.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # Reject absurd bodies before a view sees them; views keep their own tighter limits.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
