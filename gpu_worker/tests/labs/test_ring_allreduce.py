@@ -48,7 +48,8 @@ def test_bytes_bound_is_about_two_n_minus_one_over_n():
         ("wrong_drops_remainder", "wrong_answer", "the sum over ranks"),
         ("wrong_no_all_gather", "wrong_answer", "the sum over ranks"),
         ("wrong_hidden_library_call", "rejected", "torch.distributed.all_reduce is not available"),
-        ("wrong_deadlock", "time_limit", "rank 0 in recv from 1; rank 1 in recv from 0"),
+        ("wrong_deadlock", "time_limit", "rank 0 in recv from 1; rank 1 in recv from 0); a deadlock"),
+        ("wrong_busy_loop", "time_limit", "rank 1 in recv from 0; rank 0 still running your code"),
     ],
 )
 def test_wrong_rings(grade, fixture_source, name, verdict, words):
