@@ -6,9 +6,9 @@ from pathlib import Path
 import yaml
 
 from course.markdown import render_markdown
+from gpu_worker.sandbox.limits import LIMIT_FIELDS
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
-LIMIT_FIELDS = {"wall_s", "cpu_s", "memory_bytes", "file_bytes", "nproc", "output_bytes", "tmp_bytes"}
 KNOWN_FIELDS = {"slug", "title", "module", "module_slug", "order", "summary", "contract", "limits"}
 
 

@@ -124,25 +124,27 @@ def run_tests(sessions: list, report, rng: random.Random) -> None:
 
 def _stopped(report, name: str, exchange, later: list[str]) -> None:
     """A time limit: the test that hung says which ranks waited on whom; the tests after it did not run."""
-    waits = (
-        "; ".join(
-            f"rank {rank} in recv from {', '.join(map(str, sources)) or 'nobody'}"
-            for rank, sources in exchange.waiting.items()
-        )
-        or "every rank still computing"
-    )
-    message = (
-        (
-            f"no result after {CASE_TIMEOUT_S:g} s ({waits}); a deadlock? every rank waiting in recv "
-            "before any rank sends"
-        )
-        if exchange.timed_out
-        else "a rank stopped answering and was ended"
-    )
+    message = _stop_message(exchange) if exchange.timed_out else "a rank stopped answering and was ended"
     report.record(name, False, message, "time_limit", message_public=True)
     for other in later:
         report.record(other, False, f"not run: test {name} hit the time limit", "time_limit")
     report.fail("time_limit", f"test {name}: {message}")
+
+
+def _stop_message(exchange) -> str:
+    """Names the ranks blocked in recv (and on whom) apart from those still running the learner's code."""
+    blocked = {rank: sources for rank, sources in exchange.waiting.items() if sources}
+    running = [rank for rank in exchange.waiting if rank not in blocked]
+    parts = [f"rank {rank} in recv from {', '.join(map(str, sources))}" for rank, sources in blocked.items()]
+    parts += [f"rank {rank} still running your code (not waiting in recv)" for rank in running]
+    where = "; ".join(parts) or "every rank still running your code"
+    if blocked and not running:
+        why = "a deadlock: every rank waits in recv for a message no rank will send"
+    elif running:
+        why = "a loop that does not end, or work far beyond what a ring needs"
+    else:
+        why = "no rank answered"
+    return f"no result after {CASE_TIMEOUT_S:g} s ({where}); {why}"
 
 
 def _first_error(exchange) -> tuple[int, LearnerError] | None:

@@ -35,8 +35,11 @@ class Limits:
         """These limits with the keys of `overrides` (lab.yaml style names) replaced."""
         if not overrides:
             return self
-        known = {field.name for field in fields(self)}
-        unknown = set(overrides) - known
+        unknown = set(overrides) - LIMIT_FIELDS
         if unknown:
-            raise ValueError(f"Limits: unknown field(s) {sorted(unknown)}; known: {sorted(known)}")
+            raise ValueError(f"Limits: unknown field(s) {sorted(unknown)}; known: {sorted(LIMIT_FIELDS)}")
         return replace(self, **overrides)
+
+
+# The names a lab's lab.yaml may set under `limits:`; labs/content_reader.py validates against these.
+LIMIT_FIELDS = frozenset(field.name for field in fields(Limits))

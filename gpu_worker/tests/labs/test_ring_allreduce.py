@@ -7,6 +7,7 @@ import torch
 import torch.distributed as dist
 
 from gpu_worker.graders import kv_sizing, paged_inputs, ring_allreduce, ring_baseline
+from labs.content_reader import CONTENT_DIR
 
 
 @pytest.mark.sandbox
@@ -48,7 +49,9 @@ def test_bytes_bound_is_about_two_n_minus_one_over_n():
         ("wrong_drops_remainder", "wrong_answer", "the sum over ranks"),
         ("wrong_no_all_gather", "wrong_answer", "the sum over ranks"),
         ("wrong_hidden_library_call", "rejected", "torch.distributed.all_reduce is not available"),
-        ("wrong_deadlock", "time_limit", "rank 0 in recv from 1; rank 1 in recv from 0"),
+        ("wrong_deadlock", "time_limit", "rank 0 in recv from 1; rank 1 in recv from 0); a deadlock"),
+        ("wrong_key_error", "runtime_error", "KeyError"),
+        ("wrong_busy_loop", "time_limit", "rank 1 in recv from 0; rank 0 still running your code"),
     ],
 )
 def test_wrong_rings(grade, fixture_source, name, verdict, words):
@@ -100,3 +103,12 @@ def test_a_failing_rank_shows_the_learners_traceback_and_no_grader_paths(grade):
         "site-packages",
     ):
         assert internal not in message, internal
+
+
+@pytest.mark.sandbox
+def test_the_starter_is_a_runtime_error_not_a_time_limit(grade):
+    """The shipped starter raises NotImplementedError on every rank: a runtime error from the first test."""
+    source = (CONTENT_DIR / "ring-allreduce" / "starter.py").read_text()
+    result = grade("ring-allreduce", source, mode="run", limits={"wall_s": 30.0})
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "NotImplementedError" in result["message"]
