@@ -89,10 +89,11 @@ def _summary(rows, busy, slots, finish) -> dict:
 
 
 GPUS = {
-    "a100": {"label": "A100 80GB SXM", "tflops": 312.0, "tbps": 2.039},
-    "h100": {"label": "H100 SXM", "tflops": 989.0, "tbps": 3.35},
-    "h200": {"label": "H200", "tflops": 989.0, "tbps": 4.8},
-    "l4": {"label": "L4", "tflops": 121.0, "tbps": 0.3},
+    # memory_gb: the card's memory in 10^9 bytes, so the roofline widget can say when the weights do not fit.
+    "a100": {"label": "A100 80GB SXM", "tflops": 312.0, "tbps": 2.039, "memory_gb": 80},
+    "h100": {"label": "H100 SXM", "tflops": 989.0, "tbps": 3.35, "memory_gb": 80},
+    "h200": {"label": "H200", "tflops": 989.0, "tbps": 4.8, "memory_gb": 141},
+    "l4": {"label": "L4", "tflops": 121.0, "tbps": 0.3, "memory_gb": 24},
 }
 ROOFLINE_MODELS = {"llama-3-8b": "Llama-3-8B", "llama-3-70b": "Llama-3-70B"}  # preset slug: label on the plot
 MODELS = {

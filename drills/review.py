@@ -1,22 +1,48 @@
 """Spaced repetition with fsrs: every counted answer reviews the learner's card for that drill."""
 
+import random
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
+from fsrs.scheduler import FUZZ_RANGES
 
 from .models import Drill, ReviewCard
 
 PASSING_RATING = Rating.Good
 
 
-def scheduler() -> Scheduler:
+class CardScheduler(Scheduler):
+    """fsrs's scheduler with its fuzz drawn once per card state: the interval a rating button shows is the
+    interval that rating then schedules (fsrs draws `random()` afresh on every call)."""
+
+    def __init__(self, *, fuzz_draw: float, **options):
+        super().__init__(**options)
+        self.fuzz_draw = fuzz_draw  # in [0, 1): where in fsrs's fuzz range the interval lands
+
+    def _get_fuzzed_interval(self, *, interval: timedelta) -> timedelta:
+        days = interval.days
+        if days < 2.5:  # as fsrs: no fuzz below 2.5 days
+            return interval
+        delta = 1.0 + sum(r["factor"] * max(min(float(days), r["end"]) - r["start"], 0.0) for r in FUZZ_RANGES)
+        low, high = max(2, round(days - delta)), min(round(days + delta), self.maximum_interval)
+        low = min(low, high)
+        return timedelta(days=min(round(self.fuzz_draw * (high - low + 1) + low), self.maximum_interval))
+
+
+def fuzz_draw_for(card: Card) -> float:
+    """The same card, reviewed from the same state, always draws the same fuzz."""
+    return random.Random(f"{card.card_id}:{card.last_review}:{card.stability}:{card.step}").random()
+
+
+def scheduler(card: Card | None = None) -> Scheduler:
     """Learning steps (seconds) come from settings so a deployment (or a test) can tune them."""
     learning = getattr(settings, "DRILLS_REVIEW_LEARNING_STEPS", (60, 600))
     relearning = getattr(settings, "DRILLS_REVIEW_RELEARNING_STEPS", (600,))
-    return Scheduler(
+    return CardScheduler(
+        fuzz_draw=fuzz_draw_for(card) if card is not None else 0.5,
         learning_steps=tuple(timedelta(seconds=s) for s in learning),
         relearning_steps=tuple(timedelta(seconds=s) for s in relearning),
     )
@@ -45,7 +71,7 @@ def rating_hints(*, learner, drill: Drill, now: datetime | None = None) -> list[
     card = Card.from_dict(existing.card) if existing else new_card(now)
     hints = []
     for rating, label in RATING_LABELS:
-        preview, _log = scheduler().review_card(Card.from_dict(card.to_dict()), rating, review_datetime=now)
+        preview, _log = scheduler(card).review_card(Card.from_dict(card.to_dict()), rating, review_datetime=now)
         hints.append({"value": int(rating), "label": label, "interval": interval_words(preview.due - now)})
     return hints
 
@@ -74,7 +100,7 @@ def review_record(
     if existing is _UNREAD:
         existing = ReviewCard.objects.filter(learner=learner, drill=drill).first()
     card = Card.from_dict(existing.card) if existing else new_card(at)
-    card, _log = scheduler().review_card(card, Rating(rating), review_datetime=at)
+    card, _log = scheduler(card).review_card(card, Rating(rating), review_datetime=at)
     fields = {
         "card": card.to_dict(),
         "due": card.due,

@@ -23,7 +23,9 @@ def _speed_lab(slug: str) -> Lab:
 @require_GET
 @login_required
 def board(request, slug):
-    lab = _speed_lab(slug)
+    lab = get_object_or_404(Lab, slug=slug)
+    if leaderboard.spec_for(lab=lab) is None:  # a page that says so, not a 404: the address is a fair guess
+        return render(request, "labs/no_board.html", {"lab": lab})
     cohorts = leaderboard.cohorts_for(viewer=request.user)
     asked = request.GET.get("cohort", "")
     cohort = next((c for c in cohorts if str(c.pk) == asked), cohorts[0] if cohorts else None)

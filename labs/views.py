@@ -78,14 +78,16 @@ def _history(request, lab: Lab) -> dict:
 def _detail_page(request, lab: Lab, *, editor: dict, error: str = ""):
     listed = _history(request, lab)
     history = listed["history"]
-    waiting = history[0] if history and not history[0].is_done else None
+    latest = history[0] if history else None  # the page opens on the learner's last result, or the run waiting
+    waiting = latest if latest and not latest.is_done else None
     context = {
         "lab": lab,
         "error": error,
         **listed,
         **editor,
         "standing": selectors.lab_standing(learner=request.user).get(lab.slug),
-        "panel_submission": waiting,
+        "panel_submission": latest,
+        "view": selectors.result_for_learner(latest) if latest and latest.is_done else None,
         "ahead": selectors.runs_ahead_of(waiting) if waiting else None,
         "grading": grading_status(),
         "show_reason": is_instructor(request.user),

@@ -404,3 +404,19 @@ def test_the_roofline_section_places_the_decode_step_on_a_phone(page, live_serve
     page.get_by_role("link", name="paged-attention lab").click()
     expect(page.locator("h1")).to_have_text("Write a paged decode attention kernel")
     expect(page.locator(".statement")).to_contain_text("puts your kernel on the roofline")
+
+
+def test_roofline_warns_when_the_weights_do_not_fit(page, course_site):
+    page.goto(f"{course_site}/course/beta/roofline/")
+    root = widget(page, "roofline")
+    warning = root.locator('[data-out="fit-warning"]')
+    expect(warning).to_be_hidden()  # Llama-3-8B on an A100 fits
+    root.get_by_label("Model (FP16)").select_option("llama-3-70b")
+    root.get_by_label("GPU").select_option("l4")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("141.2 GB of weights do not fit in the 24 GB of one L4")
+    root.get_by_label("GPU").select_option("h200")
+    expect(warning).to_contain_text("weights do not fit in the 141 GB")
+    root.get_by_label("GPU").select_option("a100")
+    root.get_by_label("Model (FP16)").select_option("llama-3-8b")
+    expect(warning).to_be_hidden()

@@ -137,3 +137,19 @@ def test_without_javascript_run_still_goes_to_the_submission_page(browser, live_
         "def kv_bytes_per_token(config, dtype_bytes):\n    return 3\n"
     )
     context.close()
+
+
+def test_ctrl_enter_runs_and_the_keys_are_listed(lab_page, learner):
+    page = lab_page
+    page.goto(page.url_of_lab)
+    expect(page.locator("#editor-keys")).to_contain_text("Esc then Tab to leave it")
+    expect(page.locator("#editor-keys")).to_contain_text("Shift+Enter submits")
+    replace_code(page, "def kv_bytes_per_token(config, dtype_bytes):\n    return 1\n")
+    outline = page.locator(".cm-editor").evaluate("e => getComputedStyle(e).outlineWidth")
+    assert outline == "3px"  # the site's focus ring, not CodeMirror's dotted 1 px
+    page.keyboard.press("Control+Enter")
+    panel = page.locator("#result-panel")
+    expect(panel).to_contain_text("Waiting for a worker")
+    submission = Submission.objects.get(learner=learner)
+    assert submission.mode == "run"
+    assert submission.source == "def kv_bytes_per_token(config, dtype_bytes):\n    return 1\n"  # no line added

@@ -61,9 +61,13 @@ def test_anonymous_visitors_are_sent_to_log_in(client, spring):
     assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
 
 
-def test_a_lab_without_a_speed_has_no_board(learner_client):
+def test_a_lab_without_a_speed_says_it_has_no_board(learner_client):
     LabFactory()
-    assert learner_client.get(reverse("labs:leaderboard", args=["kv-sizing"])).status_code == 404
+    response = learner_client.get(reverse("labs:leaderboard", args=["kv-sizing"]))
+    assert response.status_code == 200
+    assert "has no leaderboard" in response.content.decode()
+    assert "graded on correctness alone" in response.content.decode()
+    assert learner_client.get(reverse("labs:leaderboard", args=["no-such-lab"])).status_code == 404
 
 
 def test_odd_query_values_fall_back_to_a_board(learner_client, spring):

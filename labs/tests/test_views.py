@@ -236,3 +236,15 @@ def test_a_hidden_test_shows_what_the_worker_lets_the_learner_read(learner_clien
     page = learner_client.get(reverse("labs:submission", args=[submission.pk])).content.decode()
     assert "step 12: rule &#x27;out-of-blocks&#x27; broken" in page
     assert "SECRET" not in page and "98304" not in page
+
+
+def test_the_lab_page_opens_on_the_last_result_with_the_code_it_graded(learner_client, learner, lab):
+    older = SubmissionFactory(learner=learner, lab=lab, mode="run", source="def older():\n    pass\n")
+    result_ingest(result=result_json(older.pk, mode="run", verdict="wrong_answer"))
+    latest = SubmissionFactory(learner=learner, lab=lab, mode="run", source="def latest():\n    return 2\n")
+    result_ingest(result=result_json(latest.pk, mode="run", verdict="accepted"))
+    page = learner_client.get(reverse("labs:detail", args=[lab.slug])).content.decode()
+    panel = page.split('id="result-panel"', 1)[1].split('id="history-section"', 1)[0]
+    assert f"Run #{latest.pk}" in panel and 'data-verdict="accepted"' in panel
+    assert '<details class="graded-code"' in panel and "def latest():" in panel
+    assert "def older():" not in panel

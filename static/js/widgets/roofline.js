@@ -41,6 +41,21 @@ function decodeLine(step, batch, context) {
     + `per step, about ${formatCount(step.tokens_per_s)} tokens/s.`;
 }
 
+// As the KV calculator does: a step time means nothing for a model whose weights alone overflow the card.
+export function fitWarning(gpu, step) {
+  if (!gpu.memory_gb) return "";
+  const total = step.weight_bytes + step.kv_bytes;
+  if (step.weight_bytes > gpu.memory_gb * 1e9) {
+    return `The ${gigabytes(step.weight_bytes)} of weights do not fit in the ${gpu.memory_gb} GB of one ${gpu.label}: `
+      + "this model cannot run on it as is (split it across GPUs or quantize it); the figures below assume it could.";
+  }
+  if (total > gpu.memory_gb * 1e9) {
+    return `Weights and KV cache together take ${gigabytes(total)}, more than the ${gpu.memory_gb} GB of one ${gpu.label}: `
+      + "this batch does not fit; the figures below assume it could.";
+  }
+  return "";
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 function s(tag, attributes = {}, text) {
   const element = document.createElementNS(SVG, tag);
@@ -90,12 +105,13 @@ export function mount(root, config) {
   const promptInput = numberInput("prompt_len", d.prompt_len, { min: 1, max: 131072 });
   const contextInput = numberInput("context_len", d.context_len, { min: 0, max: 131072 });
   const error = h("p", { class: "widget-error", role: "alert" });
+  const fit = h("p", { class: "widget-error", "data-out": "fit-warning", hidden: true });
   const live = liveRegion();
   const figure = h("div");
   const table = h("table");
   ui.append(h("div", { class: "widget-controls" }, field("GPU", gpuSelect).label, field("Model (FP16)", modelSelect).label,
     field("Batch (sequences)", batchInput).label, field("Prompt length for prefill", promptInput).label,
-    field("Context length during decode", contextInput).label), error, live, figure, table);
+    field("Context length during decode", contextInput).label), error, fit, live, figure, table);
 
   function render() {
     const gpu = config.gpus[gpuSelect.value];
@@ -116,6 +132,8 @@ export function mount(root, config) {
     // Prefill is one prompt, as the section's table counts it; the batch is the sequences decoding together.
     const prefill = rooflinePoint({ ...sizes, hiddenSize: model.hidden_size, batch: 1, tokensPerSeq: prompt, contextLen: 0 });
     const decode = decodeStep({ ...sizes, batch, contextLen: context });
+    fit.textContent = fitWarning(gpu, decode);
+    fit.hidden = !fit.textContent;
     figure.replaceChildren(plot(gpu, [["prefill", prefill], ["decode", decode]]));
     const row = (name, label, p) => h("tr", {}, h("th", { scope: "row", text: label }),
       h("td", { class: "num", "data-out": `${name}-intensity`, text: String(p.intensity) }),
