@@ -156,7 +156,9 @@ class Relay:
                 try:
                     answer = answer_or_raise(self.sessions[rank], header)
                     if rank not in self._refused:
-                        exchange.results[rank] = channel.decode(answer.get("result"), channel.load_tensors(payload))
+                        exchange.results[rank] = channel.decode(
+                            answer.get("result"), channel.load_tensors(header, payload)
+                        )
                 except LearnerError as error:
                     if rank not in self._refused or error.fatal:
                         exchange.errors[rank] = error

@@ -1,12 +1,13 @@
-"""Message framing between grader and harness: a JSON header plus optional tensors (torch.save bytes).
+"""Message framing between grader and harness: a JSON header plus optional tensors as raw bytes.
 
 Standalone (standard library, torch imported only when tensors travel): the harness imports it
-inside the sandbox. The grader loads what comes back with torch.load(weights_only=True) and
-never unpickles anything else.
+inside the sandbox. Nothing is unpickled or decompressed: the header's "__tensors__" manifest gives
+each tensor's dtype (from DTYPES), shape and byte count, checked against the payload's real size
+before anything is allocated, and the tensor is rebuilt with torch.frombuffer.
 """
 
-import io
 import json
+import math
 import os
 import select
 import struct
@@ -15,6 +16,12 @@ import time
 MAGIC = b"LAB1"
 RELAY = b"RLY1"  # raw frames (payload = a tensor's bytes) between a ring rank and the grader's relay
 PREFIX = struct.Struct(">4sII")  # magic, header bytes, payload bytes
+MANIFEST = "__tensors__"  # header key: [[key, dtype, shape, nbytes], ...] in payload order
+DTYPES = {  # name -> bytes per element; nothing else travels
+    "float64": 8, "float32": 4, "float16": 2, "bfloat16": 2,
+    "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bool": 1,
+}  # fmt: skip
+MAX_DIMS = 16
 
 
 class ChannelError(Exception):
@@ -81,15 +88,26 @@ class Opaque:
 
 
 def pack(header: dict, tensors: dict | None = None) -> bytes:
-    payload = b""
+    payload = []
     if tensors:
-        import torch
-
-        buffer = io.BytesIO()
-        torch.save({key: tensor.contiguous().clone() for key, tensor in tensors.items()}, buffer)
-        payload = buffer.getvalue()
+        manifest = []
+        for key, tensor in tensors.items():
+            raw = _tensor_bytes(tensor)
+            manifest.append([key, str(tensor.dtype).removeprefix("torch."), list(tensor.shape), len(raw)])
+            payload.append(raw)
+        header = {**header, MANIFEST: manifest}
     head = json.dumps(header, separators=(",", ":")).encode()
-    return PREFIX.pack(MAGIC, len(head), len(payload)) + head + payload
+    body = b"".join(payload)
+    return PREFIX.pack(MAGIC, len(head), len(body)) + head + body
+
+
+def _tensor_bytes(tensor) -> bytes:
+    import torch
+
+    if str(tensor.dtype).removeprefix("torch.") not in DTYPES:
+        raise ChannelError(f"tensors of dtype {tensor.dtype} do not travel")
+    flat = tensor.detach().to("cpu").contiguous().reshape(-1)
+    return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
 
 
 def send(fd: int, header: dict, tensors: dict | None = None, deadline: float | None = None) -> None:
@@ -123,11 +141,11 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
 
 
 def receive(fd: int, deadline: float | None = None, max_bytes: int = 64 << 20) -> tuple[dict, dict]:
-    """(header, tensors) of the next message; tensors are loaded with weights_only=True."""
+    """(header, tensors) of the next message; tensors are checked against the header's manifest."""
     magic, header, payload = receive_frame(fd, deadline, max_bytes)
     if magic != MAGIC:
         raise ChannelError(f"malformed message (magic {magic!r})")
-    return header, load_tensors(payload)
+    return header, load_tensors(header, payload)
 
 
 def receive_frame(fd: int, deadline: float | None = None, max_bytes: int = 64 << 20) -> tuple[bytes, dict, bytes]:
@@ -149,19 +167,52 @@ def parse_header(raw: bytes) -> dict:
     return header
 
 
-def load_tensors(payload: bytes) -> dict:
-    """The tensors of a LAB1 payload (torch.save of a dict of tensors), loaded with weights_only=True."""
-    if not payload:
+def load_tensors(header: dict, payload: bytes) -> dict:
+    """The tensors of a LAB1 frame: the header's manifest (popped) checked against the payload, then
+    each tensor rebuilt with torch.frombuffer. A manifest that lies about sizes is refused before
+    anything is allocated; a payload the manifest does not account for byte for byte is refused."""
+    manifest = header.pop(MANIFEST, [])
+    entries = _checked_manifest(manifest)
+    if sum(entry[3] for entry in entries) != len(payload):
+        raise ChannelError(
+            f"malformed tensor payload: {len(payload)} bytes, the manifest accounts for a different size"
+        )
+    if not entries:
         return {}
     import torch
 
-    try:
-        tensors = torch.load(io.BytesIO(payload), weights_only=True, map_location="cpu")
-    except Exception as error:
-        raise ChannelError(f"malformed tensor payload: {type(error).__name__}") from None
-    if not isinstance(tensors, dict) or not all(type(t).__name__ == "Tensor" for t in tensors.values()):
-        raise ChannelError("malformed tensor payload: not a dict of tensors")
+    tensors, offset = {}, 0
+    for key, dtype, shape, nbytes in entries:
+        kind = getattr(torch, dtype)
+        if nbytes:
+            flat = torch.frombuffer(bytearray(payload[offset : offset + nbytes]), dtype=kind)
+            tensors[key] = flat.reshape(shape)
+        else:
+            tensors[key] = torch.empty(shape, dtype=kind)
+        offset += nbytes
     return tensors
+
+
+def _checked_manifest(manifest) -> list:
+    if not isinstance(manifest, list):
+        raise ChannelError("malformed tensor manifest: not a list")
+    entries = []
+    for entry in manifest:
+        if not (isinstance(entry, list) and len(entry) == 4):
+            raise ChannelError("malformed tensor manifest entry")
+        key, dtype, shape, nbytes = entry
+        if not isinstance(key, str) or dtype not in DTYPES:
+            raise ChannelError(f"malformed tensor manifest: dtype {str(dtype)[:40]!r} is not carried")
+        if not (isinstance(shape, list) and len(shape) <= MAX_DIMS and all(_count(n) for n in shape)):
+            raise ChannelError("malformed tensor manifest: bad shape")
+        if not _count(nbytes) or math.prod(shape) * DTYPES[dtype] != nbytes:
+            raise ChannelError(f"malformed tensor manifest: shape {shape[:MAX_DIMS]} does not take {nbytes} bytes")
+        entries.append((key, dtype, shape, nbytes))
+    return entries
+
+
+def _count(value) -> bool:
+    return type(value) is int and 0 <= value < 1 << 40
 
 
 def pack_raw(header: dict, payload=b"", magic: bytes = RELAY) -> bytes:

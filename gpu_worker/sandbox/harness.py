@@ -116,7 +116,7 @@ def serve(in_fd: int, out_fd: int) -> None:
             return
         if magic == channel.RELAY:  # a relay message that came after its call ended (a late abort): stale
             continue
-        tensors = channel.load_tensors(payload)
+        tensors = channel.load_tensors(header, payload)
         op = header.get("op")
         if op == "exit":
             return
@@ -135,7 +135,7 @@ def serve(in_fd: int, out_fd: int) -> None:
         answer["nonce"] = header.get("nonce")  # proves the answer is ours: learner code never saw this request
         try:
             channel.send(out_fd, answer, out_tensors)
-        except (TypeError, ValueError) as error:
+        except (TypeError, ValueError, channel.ChannelError) as error:
             channel.send(
                 out_fd,
                 {
