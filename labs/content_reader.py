@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 
 from course.markdown import render_markdown
-from gpu_worker.sandbox.limits import LIMIT_FIELDS
+from gpu_worker.contract.limits import LIMIT_FIELDS
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 KNOWN_FIELDS = {"slug", "title", "module", "module_slug", "order", "summary", "contract", "limits"}

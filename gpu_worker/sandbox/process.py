@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpu_worker.contract.limits import Limits
 from gpu_worker.sandbox import cgroup, isolation, seccomp
-from gpu_worker.sandbox.limits import Limits
 from gpu_worker.sandbox.watch import RunWatch, kill_tree
 
 log = logging.getLogger(__name__)

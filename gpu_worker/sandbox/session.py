@@ -5,8 +5,8 @@ import secrets
 import signal
 import time
 
+from gpu_worker.contract.limits import Limits
 from gpu_worker.sandbox import channel
-from gpu_worker.sandbox.limits import Limits
 from gpu_worker.sandbox.process import SandboxProcess
 
 TIME_SIGNALS = {signal.SIGXCPU}

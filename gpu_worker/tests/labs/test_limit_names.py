@@ -1,10 +1,10 @@
-"""The lab limit names live in one place (gpu_worker/sandbox/limits.py); lab.yaml files and the
+"""The lab limit names live in one place (gpu_worker/contract/limits.py); lab.yaml files and the
 content reader use exactly those names."""
 
 import pytest
 import yaml
 
-from gpu_worker.sandbox.limits import LIMIT_FIELDS, Limits
+from gpu_worker.contract.limits import LIMIT_FIELDS, Limits
 from labs import content_reader
 from labs.content_reader import CONTENT_DIR, LabContentError
 
