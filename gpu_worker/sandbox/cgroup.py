@@ -17,6 +17,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 RUN_PREFIX = "gpu-run-"
+OWNER = f"{os.getpid()}-{uuid.uuid4().hex[:6]}"  # in every run cgroup's name: whose they are (tests look at theirs)
 STALE_S = 60.0  # an empty run cgroup this old belongs to no live run
 WORKER_LEAF = "gpu-worker"  # v2 only: where the worker's own processes move so runs may get controllers
 # v2: the worker rearranges its cgroup only where it owns the tree: its cgroup namespace's root (a container),
@@ -133,7 +134,7 @@ class RunGroup:
     """The cgroup(s) of one run. `enter()` runs in the child between fork and exec."""
 
     def __init__(self, hierarchy_: Hierarchy, memory_bytes: int, max_pids: int):
-        name = f"{RUN_PREFIX}{uuid.uuid4().hex}"
+        name = f"{RUN_PREFIX}{OWNER}-{uuid.uuid4().hex[:16]}"
         self.version = hierarchy_.version
         self.memory_dir = hierarchy_.memory_parent / name
         self.pids_dir = hierarchy_.pids_parent / name

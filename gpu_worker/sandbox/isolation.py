@@ -158,7 +158,7 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(path), name]
         elif path.is_dir():
             args += ["--ro-bind", name, name]
-    return args + etc.bwrap_args() + ["--ro-bind-try", "/sys", "/sys"]
+    return args + etc.bwrap_args() + ["--ro-bind-try", "/sys", "/sys", "--tmpfs", "/sys/fs/cgroup"]
 
 
 def _traversable_parents(path: Path) -> list[str]:

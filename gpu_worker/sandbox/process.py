@@ -19,6 +19,8 @@ from gpu_worker.sandbox.watch import RunWatch, kill_tree
 log = logging.getLogger(__name__)
 CHUNK = 65536
 
+NOFILE = 1024  # open files per sandboxed process
+
 
 @dataclass
 class Exit:
@@ -118,6 +120,8 @@ class SandboxProcess:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.nproc, limits.nproc))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        files = min(NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1])  # issue 25: not the worker's 20,000
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
         if self.level != "bubblewrap":
             isolation.drop_privileges_in_child(with_netns=self.level == "rlimits+netns", drop_uid=os.geteuid() == 0)
 

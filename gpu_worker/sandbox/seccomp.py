@@ -2,7 +2,7 @@
 
 It refuses (EPERM) the system calls learner code never needs and that widen the kernel's attack
 surface: debugging other processes, mounts and namespaces, kernel modules and keys, eBPF and perf,
-io_uring, clocks, swap and reboot. Threads, fork/spawn, sockets on loopback (gloo) and everything
+io_uring, memfd_secret, AF_VSOCK sockets, clocks, swap and reboot. Threads, fork/spawn, sockets on loopback (gloo) and everything
 `import torch` does stay allowed. Built in pure Python so the worker needs no libseccomp.
 """
 
@@ -61,6 +61,7 @@ DENIED = {
     "vhangup": (153, 58),
     "lookup_dcookie": (212, 18),
     "nfsservctl": (180, 42),
+    "memfd_secret": (447, 447),
     "iopl": (172, None),
     "ioperm": (173, None),
     "uselib": (134, None),
@@ -72,6 +73,8 @@ DENIED = {
 CLONE = (56, 220)
 CLONE3 = (435, 435)  # its flags sit behind a pointer BPF cannot follow: ENOSYS makes glibc fall back to clone
 PERSONALITY = (135, 92)
+SOCKET = (41, 198)
+AF_VSOCK = 40  # host<->VM sockets: nothing of ours uses them
 # clone flags that make new namespaces (CLONE_NEWTIME shares its bit with the exit signal, so it is not here)
 NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 # personality values glibc and Python ask for (query, PER_LINUX variants); ADDR_NO_RANDOMIZE & co are refused
@@ -112,6 +115,14 @@ def program(machine: str | None = None) -> bytes:
         if numbers[column] is not None:
             code += [_op(JEQ, numbers[column], jf=1), deny]
     code += [_op(JEQ, CLONE3[column], jf=1), nosys]
+    # socket: allowed unless it is AF_VSOCK
+    code += [
+        _op(JEQ, SOCKET[column], jf=4),
+        _op(LD_ABS_W, ARG0_LOW_OFFSET),
+        _op(JEQ, AF_VSOCK, jf=1),
+        deny,
+        _op(RET, RET_ALLOW),
+    ]
     # clone: allowed unless it asks for a namespace
     code += [
         _op(JEQ, CLONE[column], jf=4),

@@ -28,7 +28,7 @@ def sandbox_processes() -> list[str]:
 
 @pytest.fixture
 def hostile(grade, fixture_source):
-    cgroups_before = set(run_cgroups())  # a worker killed by another test may have left one
+    cgroups_before = set(run_cgroups())  # a run of ours a test killed may have left one
 
     def run(name: str, replace: dict | None = None, **limits) -> dict:
         source = fixture_source("hostile", name)
@@ -44,11 +44,12 @@ def hostile(grade, fixture_source):
 
 
 def run_cgroups() -> list[str]:
+    """The run cgroups this process created (another checkout may be testing on the same host)."""
     found = cgroup.hierarchy()
     if found is None:
         return []
     parents = {found.memory_parent, found.pids_parent}
-    return [str(path) for parent in parents for path in parent.glob(f"{cgroup.RUN_PREFIX}*")]
+    return [str(path) for parent in parents for path in parent.glob(f"{cgroup.RUN_PREFIX}{cgroup.OWNER}-*")]
 
 
 @pytest.mark.parametrize(

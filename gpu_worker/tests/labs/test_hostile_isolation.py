@@ -1,0 +1,46 @@
+"""Issue 25 point 2 (part): what a sandboxed run can open and see. AF_VSOCK sockets and memfd_secret
+are refused by the seccomp filter, other socket families still work, open files are capped at 1024,
+and /sys/fs/cgroup (other runs' cgroups and limits) is not visible."""
+
+import pytest
+
+from gpu_worker.sandbox import sandbox_level
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(sandbox_level() != "bubblewrap", reason="needs bubblewrap"),
+]
+
+PROBE = """
+import ctypes, os, resource, socket
+libc = ctypes.CDLL(None, use_errno=True)
+ctypes.set_errno(0)
+print('VSOCK', libc.socket(40, 1, 0), ctypes.get_errno())
+ctypes.set_errno(0)
+print('SECRET', libc.syscall(447, 0), ctypes.get_errno())
+print('INET', socket.socket(socket.AF_INET, socket.SOCK_STREAM).fileno() > 0)
+print('NOFILE', resource.getrlimit(resource.RLIMIT_NOFILE))
+held = []
+try:
+    while len(held) < 5000:
+        held.append(os.open('/dev/null', os.O_RDONLY))
+except OSError as error:
+    print('OPENED', len(held), error.errno)
+for fd in held:
+    os.close(fd)
+print('CGROUPS', os.listdir('/sys/fs/cgroup') if os.path.isdir('/sys/fs/cgroup') else 'absent')
+def kv_bytes_per_token(c, d): return 0
+def num_gpu_blocks(*a): return 0
+def max_concurrent_seqs(*a): return 0
+"""
+
+
+def test_vsock_memfd_secret_open_files_and_cgroups_are_out_of_reach(grade):
+    stdout = grade("kv-sizing", PROBE, mode="run", limits={"wall_s": 6.0, "cpu_s": 4})["stdout"]
+    assert "VSOCK -1 1" in stdout, stdout  # EPERM from the filter, not EAFNOSUPPORT from the kernel
+    assert "SECRET -1 1" in stdout, stdout
+    assert "INET True" in stdout, stdout
+    assert "NOFILE (1024, 1024)" in stdout, stdout
+    opened = int(stdout.split("OPENED ")[1].split()[0])
+    assert opened < 1024, stdout
+    assert "CGROUPS []" in stdout or "CGROUPS absent" in stdout, stdout
