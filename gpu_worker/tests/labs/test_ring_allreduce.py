@@ -6,8 +6,8 @@ import pytest
 import torch
 import torch.distributed as dist
 
+from gpu_worker.contract import CONTENT_DIR
 from gpu_worker.graders import kv_sizing, paged_inputs, ring_allreduce, ring_baseline
-from labs.content_reader import CONTENT_DIR
 
 
 @pytest.mark.sandbox
