@@ -8,7 +8,7 @@ from django.urls import reverse
 from . import throttle
 from .forms import SignupForm, ThrottledAuthenticationForm
 from .roles import is_instructor
-from .verification import verification_confirm, verification_send
+from .verification import is_verified, resend_refusal, verification_confirm, verification_send
 
 
 class LoginView(auth_views.LoginView):
@@ -44,5 +44,22 @@ def email_verify(request, token):
     if verification_confirm(user=request.user, token=token):
         messages.success(request, f"Thank you: {request.user.email} is confirmed.")
     else:
-        messages.error(request, "That link is not valid for this account (or it expired); sign up again for a new one.")
+        messages.error(
+            request, "That link is not valid for this account, or it has expired. Send yourself a new one below."
+        )
+        return redirect("email_status")
     return redirect("course:index")
+
+
+@login_required
+def email_status(request):
+    """Whether the signed-in account's address is confirmed; POST mails a new link (a few a day, a minute apart)."""
+    if request.method == "POST":
+        refusal = resend_refusal(user=request.user)
+        if refusal:
+            messages.error(request, refusal)
+        else:
+            verification_send(user=request.user, request=request)
+            messages.success(request, f"We sent a new link to {request.user.email}. It works for 3 days.")
+        return redirect("email_status")
+    return render(request, "registration/email_status.html", {"confirmed": is_verified(request.user)})

@@ -1,8 +1,10 @@
 """An address counts only once proved by a signed link; a stranger with the invited address cannot accept."""
 
 import re
+import time
 
 import pytest
+from django.contrib.auth.models import User
 from django.core import mail
 from django.test import Client, override_settings
 from django.urls import reverse
@@ -55,8 +57,6 @@ def test_a_link_for_one_account_does_not_verify_another(django_capture_on_commit
     link = re.search(r"(/accounts/verify/\S+)", mail.outbox[0].body).group(1)
     sign_up(second, "two", "two@example.com", django_capture_on_commit_callbacks)
     second.get(link)
-    from django.contrib.auth.models import User
-
     assert not is_verified(User.objects.get(username="two"))
 
 
@@ -69,3 +69,39 @@ def test_sign_ups_are_throttled_per_address(django_capture_on_commit_callbacks):
     assert sign_up(
         Client(), "s8", "s8@example.com", django_capture_on_commit_callbacks, address="10.2.2.2"
     ).redirect_chain
+
+
+def test_an_expired_link_leads_to_a_new_one_and_resends_are_spaced(django_capture_on_commit_callbacks):
+    from django.core import signing
+
+    from accounts import verification
+
+    client = Client()
+    sign_up(client, "late", "late@example.com", django_capture_on_commit_callbacks)
+    user = User.objects.get(username="late")
+
+    class FourDaysAgo(signing.TimestampSigner):
+        def timestamp(self):
+            return signing.b62_encode(int(time.time()) - 4 * 24 * 3600)
+
+    stale = FourDaysAgo(salt=verification.SALT).sign_object({"u": user.pk, "e": "late@example.com"})
+    answer = client.get(f"/accounts/verify/{stale}/", follow=True)
+    page = answer.content.decode()
+    assert answer.redirect_chain[-1][0] == reverse("email_status")
+    assert "has expired" in page and "Send me a new link" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        resent = client.post(reverse("email_status"), follow=True)
+    assert "We sent a new link to late@example.com" in resent.content.decode()
+    assert len(mail.outbox) == 2
+    again = client.post(reverse("email_status"), follow=True)
+    assert "less than a minute ago" in again.content.decode() and len(mail.outbox) == 2
+    link = re.search(r"(/accounts/verify/\S+)", mail.outbox[1].body).group(1)
+    client.get(link)
+    assert "late@example.com</strong> is confirmed" in client.get(reverse("email_status")).content.decode()
+
+
+def test_the_join_page_says_an_unconfirmed_address_gets_no_invitations(django_capture_on_commit_callbacks):
+    client = Client()
+    sign_up(client, "newbie", "newbie@example.com", django_capture_on_commit_callbacks)
+    page = client.get(reverse("instructor:join")).content.decode()
+    assert "once you confirm that address" in page and reverse("email_status") in page

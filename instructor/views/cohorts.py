@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.decorators import instructor_required
+from accounts.verification import is_verified
 from cohorts import selectors, services
 from cohorts.access import cohort_action, cohort_view
 from instructor import sources
@@ -52,7 +53,11 @@ def join(request):
     return render(
         request,
         "instructor/join.html",
-        {"form": form, "invitations": selectors.invitations_for(user=request.user)},
+        {
+            "form": form,
+            "invitations": selectors.invitations_for(user=request.user),
+            "address_confirmed": is_verified(request.user),
+        },
         status=400 if form.errors else 200,
     )
 
