@@ -108,3 +108,24 @@ class ReviewCard(models.Model):
 
     def __str__(self) -> str:
         return f"review of {self.drill_id} for {self.learner_id}, due {self.due:%Y-%m-%d %H:%M}"
+
+
+class ReviewLog(models.Model):
+    """One review of a card: what it was rated and the card as it stood before (for undo and the statistics)."""
+
+    learner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_logs")
+    drill = models.ForeignKey(Drill, on_delete=models.CASCADE, related_name="review_logs")
+    attempt = models.ForeignKey(Attempt, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    rating = models.PositiveSmallIntegerField()
+    reviewed_at = models.DateTimeField()
+    was_due = models.BooleanField()  # the card existed and was due: these reviews measure retention
+    before = models.JSONField(null=True)  # ReviewCard's fields before this review; null: there was no card
+
+    class Meta:
+        ordering = ["-reviewed_at", "-id"]
+        indexes = [models.Index(fields=["learner", "reviewed_at"])]
+
+    def __str__(self) -> str:
+        return (
+            f"review of {self.drill_id} by {self.learner_id} at {self.reviewed_at:%Y-%m-%d %H:%M}, rated {self.rating}"
+        )

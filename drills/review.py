@@ -9,7 +9,7 @@ from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 from fsrs.scheduler import FUZZ_RANGES
 
-from .models import Drill, ReviewCard
+from .models import Drill, ReviewCard, ReviewLog
 
 PASSING_RATING = Rating.Good
 
@@ -92,14 +92,41 @@ def new_card(at: datetime) -> Card:
 _UNREAD = object()
 
 
+CARD_FIELDS = ("card", "due", "last_rating", "passing", "reviewed_at")
+
+
+def card_fields(card: ReviewCard) -> dict:
+    """A card's stored fields as JSON (what a ReviewLog keeps to undo a review)."""
+    return {
+        name: getattr(card, name).isoformat() if name in ("due", "reviewed_at") else getattr(card, name)
+        for name in CARD_FIELDS
+    }
+
+
 def review_record(
-    *, learner, drill: Drill, rating: int, at: datetime | None = None, existing: ReviewCard | None | object = _UNREAD
+    *,
+    learner,
+    drill: Drill,
+    rating: int,
+    at: datetime | None = None,
+    existing: ReviewCard | None | object = _UNREAD,
+    attempt=None,
 ) -> ReviewCard:
-    """Review the learner's card for `drill` (`existing`: that card, or None, when the caller has just read it)."""
+    """Review the learner's card for `drill` (`existing`: that card, or None, when the caller has just read it),
+    and log the review with the card as it stood before."""
     at = at or timezone.now()
     if existing is _UNREAD:
         existing = ReviewCard.objects.filter(learner=learner, drill=drill).first()
     card = Card.from_dict(existing.card) if existing else new_card(at)
+    log = ReviewLog(
+        learner=learner,
+        drill=drill,
+        attempt=attempt,
+        rating=int(rating),
+        reviewed_at=at,
+        was_due=bool(existing and existing.due <= at),
+        before=card_fields(existing) if existing else None,
+    )
     card, _log = scheduler(card).review_card(card, Rating(rating), review_datetime=at)
     fields = {
         "card": card.to_dict(),
@@ -112,9 +139,12 @@ def review_record(
         for name, value in fields.items():
             setattr(existing, name, value)
         existing.save(update_fields=list(fields))
+        log.save()
         return existing
     try:
         with transaction.atomic():  # a savepoint: another first answer may have made the card since it was read
-            return ReviewCard.objects.create(learner=learner, drill=drill, **fields)
+            created = ReviewCard.objects.create(learner=learner, drill=drill, **fields)
     except IntegrityError:  # it did (on PostgreSQL two first answers can race; SQLite writers take turns)
-        return review_record(learner=learner, drill=drill, rating=rating, at=at)
+        return review_record(learner=learner, drill=drill, rating=rating, at=at, attempt=attempt)
+    log.save()
+    return created

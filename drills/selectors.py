@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from common.readcache import TIMEOUT_S, content_key, enabled, forget, remember_content
 
-from .models import Attempt, Drill, ReviewCard
+from .models import Attempt, Drill, ReviewCard, ReviewLog
 
 
 def active_drills() -> QuerySet[Drill]:
@@ -79,18 +79,19 @@ def retired_drill_ids() -> frozenset[int]:
     )
 
 
-def _day(cards: list[tuple], now: datetime) -> dict:
+def _day(learner, cards: list[tuple], now: datetime) -> dict:
     start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
     return {
-        "reviewed_today": sum(1 for _, _, at in cards if at is not None and at >= start_of_day),
+        # reviews, not items: an item reviewed twice today counts twice, as in Anki
+        "reviewed_today": ReviewLog.objects.filter(learner=learner, reviewed_at__gte=start_of_day).count(),
         "next_due_at": min((due for _, due, _ in cards if due > now), default=None),
         "now": now,
     }
 
 
 def review_day(*, learner, now: datetime | None = None) -> dict:
-    """How many items the learner reviewed today and when the next not-yet-due one comes due (one query)."""
-    return _day(_cards(learner=learner), now or timezone.now())
+    """How many reviews the learner made today and when the next not-yet-due item comes due (two queries)."""
+    return _day(learner, _cards(learner=learner), now or timezone.now())
 
 
 def review_session(*, learner, current: Drill | None = None, now: datetime | None = None) -> dict:
@@ -98,7 +99,7 @@ def review_session(*, learner, current: Drill | None = None, now: datetime | Non
     answered), how many others are due, the day's figures, and when the answered item comes back. The same
     rows give the navigation badge its count, so the page after an answer does not count them again."""
     cards = _cards(learner=learner)
-    day = _day(cards, now or timezone.now())
+    day = _day(learner, cards, now or timezone.now())
     current_id = current.pk if current is not None else None
     due = sorted((due_at, drill_id) for drill_id, due_at, _ in cards if due_at <= day["now"])
     others = [drill_id for _, drill_id in due if drill_id != current_id]

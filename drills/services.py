@@ -56,7 +56,12 @@ def attempt_submit(
         attempt = Attempt.objects.create(counts=counts, **fields)
     if counts and drill.kind != Kind.CARD:
         review_record(
-            learner=learner, drill=drill, rating=rating_for_score(score), at=attempt.created_at, existing=card
+            learner=learner,
+            drill=drill,
+            rating=rating_for_score(score),
+            at=attempt.created_at,
+            existing=card,
+            attempt=attempt,
         )
     return attempt
 
@@ -74,7 +79,7 @@ def card_rate(*, learner, attempt: Attempt, rating: int, covered: list[int]) -> 
     attempt.rating, attempt.is_correct, attempt.score = rating, result.is_correct, result.score
     attempt.save(update_fields=["answer", "rating", "is_correct", "score"])
     if attempt.counts:
-        review_record(learner=learner, drill=attempt.drill, rating=rating)
+        review_record(learner=learner, drill=attempt.drill, rating=rating, attempt=attempt)
     return attempt
 
 

@@ -4,12 +4,13 @@ from django.urls import path
 
 import common.converters  # noqa: F401  registers <id:...>
 
-from . import mock_views, views
+from . import mock_views, review_views, views
 
 app_name = "drills"
 urlpatterns = [
     path("", views.index, name="index"),
     path("review/", views.review, name="review"),
+    path("review/stats/", review_views.review_stats_page, name="review_stats"),
     path("module/<slug:module_slug>/", views.module, name="module"),
     path("mock/", mock_views.mock_start, name="mock"),
     path("mock/<id:pk>/", mock_views.mock_run, name="mock_run"),
@@ -20,4 +21,5 @@ urlpatterns = [
     path("<slug:module_slug>/<slug:kind>/<slug:slug>/", views.drill_detail, name="drill"),
     path("<slug:module_slug>/<slug:kind>/<slug:slug>/answer/", views.drill_answer, name="answer"),
     path("<slug:module_slug>/card/<slug:slug>/rate/", views.card_rate, name="rate"),
+    path("<slug:module_slug>/card/<slug:slug>/undo/", review_views.card_undo, name="undo"),
 ]

@@ -4,6 +4,7 @@ from functools import wraps
 
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from . import answers, selectors, services
@@ -11,6 +12,7 @@ from .course_links import module_titles, pretty_slug
 from .models import Drill, Kind
 from .payload import AnswerError, read_payload
 from .review import rating_hints
+from .review_log import undoable_attempt_id
 from .rounds import new_round, read_round
 
 PLURALS = {
@@ -84,7 +86,7 @@ def review(request):
     return render(request, "drills/review.html", {"due": due, "session": selectors.review_day(learner=request.user)})
 
 
-def _drill_or_404(module_slug, kind, slug) -> Drill:
+def drill_or_404(module_slug, kind, slug) -> Drill:
     drill = selectors.drill_by_slug(module_slug=module_slug, kind=kind, slug=slug)
     if drill is None:
         raise Http404("No such drill.")
@@ -107,7 +109,16 @@ def exercise_context(drill: Drill, round_token: str) -> dict:
     return context
 
 
-def _render_exercise(request, drill: Drill, context: dict, status: int = 200):
+def card_rating_context(learner, drill: Drill, attempt) -> dict:
+    """The rating buttons' intervals: what each rating schedules, or, for practice (the card is not due), that
+    rating it now moves nothing and when the card is due."""
+    if attempt.counts:  # only a counted rating reschedules the card
+        return {"rating_hints": rating_hints(learner=learner, drill=drill)}
+    card = selectors.review_states(learner=learner, drill_ids=[drill.pk]).get(drill.pk)
+    return {"practice_due_at": card.due if card else None, "now": timezone.now()}
+
+
+def render_exercise(request, drill: Drill, context: dict, status: int = 200):
     template = KIND_TEMPLATES[drill.kind]
     if request.htmx and request.method == "POST":
         template += "#exercise"
@@ -118,14 +129,14 @@ def _render_exercise(request, drill: Drill, context: dict, status: int = 200):
 
 @require_GET
 def drill_detail(request, module_slug, kind, slug):
-    drill = _drill_or_404(module_slug, kind, slug)
-    return _render_exercise(request, drill, exercise_context(drill, new_round()))
+    drill = drill_or_404(module_slug, kind, slug)
+    return render_exercise(request, drill, exercise_context(drill, new_round()))
 
 
 @require_POST
 @plain_400
 def drill_answer(request, module_slug, kind, slug):
-    drill = _drill_or_404(module_slug, kind, slug)
+    drill = drill_or_404(module_slug, kind, slug)
     payload = read_payload(request)
     round_ = read_round(payload.get("round"))
     context = exercise_context(drill, payload.get("round"))
@@ -146,15 +157,15 @@ def drill_answer(request, module_slug, kind, slug):
             round_id=round_.round_id,
             duration_ms=round_.duration_ms(),
         )
-        if drill.kind == Kind.CARD and context["attempt"].counts:  # only a counted rating reschedules the card
-            context["rating_hints"] = rating_hints(learner=request.user, drill=drill)
-    return _render_exercise(request, drill, context)
+        if drill.kind == Kind.CARD:
+            context.update(card_rating_context(request.user, drill, context["attempt"]))
+    return render_exercise(request, drill, context)
 
 
 @require_POST
 @plain_400
 def card_rate(request, module_slug, slug):
-    drill = _drill_or_404(module_slug, Kind.CARD, slug)
+    drill = drill_or_404(module_slug, Kind.CARD, slug)
     payload = read_payload(request)
     parsed = answers.parse_card_rating(drill, payload)
     context = {
@@ -169,6 +180,7 @@ def card_rate(request, module_slug, slug):
         if attempt is None:
             raise AnswerError("No unrated answer of yours on this card; reload the page.")
         context["attempt"] = services.card_rate(learner=request.user, attempt=attempt, **parsed)
+        context["undo_attempt"] = undoable_attempt_id(learner=request.user, drill=drill)
         context["text"] = attempt.answer["text"]
     context["rated"] = answers.grade_card(parsed["rating"]).feedback
-    return _render_exercise(request, drill, context)
+    return render_exercise(request, drill, context)

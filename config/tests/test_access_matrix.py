@@ -42,10 +42,12 @@ EXPECTED = {
     "course:mark_read": {"get": (405,) * 5, "post": (L, 302, 302, 302, 302)},
     "drills:index": {"get": (200,) * 5, "post": (405,) * 5},
     "drills:review": {"get": (200,) * 5, "post": (405,) * 5},
+    "drills:review_stats": {"get": (L, 200, 200, 200, 200), "post": (405,) * 5},
     "drills:module": {"get": (200,) * 5, "post": (405,) * 5},
     "drills:drill": {"get": (200,) * 5, "post": (405,) * 5},
     "drills:answer": {"get": (405,) * 5, "post": (400,) * 5},
     "drills:rate": {"get": (405,) * 5, "post": (400,) * 5},
+    "drills:undo": {"get": (405,) * 5, "post": (L, 404, 404, 404, 404)},  # the world's slug names no card
     "drills:mock": {"get": (L, 200, 200, 200, 200), "post": (L, 400, 400, 400, 400)},
     "drills:mock_run": {"get": (L, 404, 404, 200, 404), "post": (L, 405, 405, 405, 405)},
     "drills:mock_answer": {"get": (L, 405, 405, 405, 405), "post": (L, 404, 404, 400, 404)},

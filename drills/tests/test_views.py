@@ -187,9 +187,9 @@ def test_review_page_in_few_queries(learner_client, learner, drills, settings, d
 
     for name in ("spot", "quiz", "quiz_multi"):
         attempt_submit(learner=learner, drill=drills[name], answer={"line": 1} if name == "spot" else {"choices": []})
-    # session, user, role, due drills, the day's figures (the learner's cards, and the retired drills, which are
-    # cached after this first page), due count for the nav
-    with django_assert_num_queries(7):
+    # session, user, role, due drills, the day's figures (the learner's cards, the day's reviews, and the retired
+    # drills, which are cached after this first page), due count for the nav
+    with django_assert_num_queries(8):
         html = learner_client.get(reverse("drills:review")).content.decode()
     assert 'Due now: <strong data-testid="due-now">3</strong>' in html
 

@@ -48,6 +48,39 @@
     });
   }
 
+  // Interview cards from the keyboard, as in Anki: Ctrl/Cmd+Enter in the answer (or Space outside any field)
+  // saves and reveals, 1-4 rate, U undoes the last rating. Keys typed into a text field stay text.
+  function typingIn(target) {
+    return !!(target.closest && target.closest("textarea, select, [contenteditable], input:not([type=checkbox]):not([type=radio])"));
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var card = document.querySelector(".card-drill");
+    if (!card || event.defaultPrevented || event.altKey) return;
+    var target = event.target;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && target.matches && target.matches("[data-card-text]")) {
+      event.preventDefault();
+      target.form.requestSubmit();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || typingIn(target)) return;
+    var onControl = target.closest && target.closest("button, a, input, summary, label");
+    if (event.key === " " && !onControl) {
+      var text = card.querySelector("[data-card-text]");
+      if (!text) return;
+      event.preventDefault();
+      if (text.value.trim()) text.form.requestSubmit(card.querySelector("[data-reveal]"));
+      else text.focus();
+      return;
+    }
+    var button = /^[1-4]$/.test(event.key) && card.querySelector('.ratings button[value="' + event.key + '"]');
+    if (!button && (event.key === "u" || event.key === "U")) button = card.querySelector("[data-undo]");
+    if (button) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
   function init(root) {
     spotLines(root);
     followUps(root);
