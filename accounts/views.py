@@ -4,6 +4,9 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from common import timezones
 
 from . import throttle
 from .forms import SignupForm, ThrottledAuthenticationForm
@@ -62,4 +65,26 @@ def email_status(request):
             verification_send(user=request.user, request=request)
             messages.success(request, f"We sent a new link to {request.user.email}. It works for 3 days.")
         return redirect("email_status")
-    return render(request, "registration/email_status.html", {"confirmed": is_verified(request.user)})
+    return render(
+        request,
+        "registration/email_status.html",
+        {"confirmed": is_verified(request.user), "zones": sorted(timezones.known_zones())},
+    )
+
+
+@require_POST
+def time_zone_set(request):
+    """Show times in the zone chosen here (an IANA name), or in the browser's again when none is chosen."""
+    name = (request.POST.get("time_zone") or "").strip()
+    response = redirect("email_status" if request.user.is_authenticated else "home")
+    if not name:
+        response.delete_cookie(timezones.COOKIE)
+        response.delete_cookie(timezones.CHOSEN_COOKIE)
+        messages.success(request, "Times follow your browser's time zone again.")
+    elif timezones.zone_named(name) is None:
+        messages.error(request, f"{name[:64]!r} is not a time zone we know; pick one from the list.")
+    else:
+        for cookie, value in ((timezones.COOKIE, name), (timezones.CHOSEN_COOKIE, "1")):
+            response.set_cookie(cookie, value, max_age=timezones.COOKIE_MAX_AGE_S, samesite="Lax")
+        messages.success(request, f"Times are shown in {name} from now on.")
+    return response

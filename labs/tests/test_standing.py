@@ -53,7 +53,7 @@ def test_a_late_perfect_score_shows_the_penalised_figure_the_gradebook_has(learn
     assert DUE.strftime("%Y-%m-%d %H:%M") in index and "−10%/day" in index
     assert "1.00 / 1.00" in index and "0.90 / 1.00" in index and "−10% late" in index
     page = learner_client.get(reverse("labs:detail", args=[lab.slug])).content.decode()
-    assert f"Due <strong>{DUE.strftime('%Y-%m-%d %H:%M')} UTC</strong>" in page
+    assert f"Due <strong>{DUE.strftime('%Y-%m-%d %H:%M')} (UTC)</strong>" in page
     assert "10% off per started day late" in page
     assert '<strong id="counted-score">0.90 / 1.00</strong>' in page and "less 10% for lateness" in page
 
