@@ -8,6 +8,7 @@ from django.urls import reverse
 class Experiment(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "waiting for a worker"
+        RUNNING = "running", "running"
         DONE = "done", "done"
         FAILED = "failed", "failed"
 
@@ -20,6 +21,7 @@ class Experiment(models.Model):
     error = models.TextField(blank=True)
     from_cache = models.BooleanField(default=False, help_text="Served from an earlier identical run.")
     created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -30,7 +32,7 @@ class Experiment(models.Model):
         ]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(status__in=["queued", "done", "failed"]), name="experiments_status_valid"
+                condition=models.Q(status__in=["queued", "running", "done", "failed"]), name="experiments_status_valid"
             )
         ]
 
@@ -42,4 +44,4 @@ class Experiment(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status != self.Status.QUEUED
+        return self.status not in (self.Status.QUEUED, self.Status.RUNNING)

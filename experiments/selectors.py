@@ -20,6 +20,11 @@ def experiment_for(*, owner, experiment_id) -> Experiment | None:
     return Experiment.objects.filter(owner=owner, pk=int(text)).first()
 
 
+def experiments_ahead_of(experiment: Experiment) -> int:
+    """How many experiments still waiting were sent before this one (the worker serves the queue in order)."""
+    return Experiment.objects.filter(status=Experiment.Status.QUEUED, created__lt=experiment.created).count()
+
+
 def _ms(value) -> str:
     return "–" if value is None else f"{value:,.1f}"
 

@@ -26,6 +26,9 @@ class ExperimentRefused(Exception):
         self.field = field
 
 
+WAITING = (Status.QUEUED, Status.RUNNING)  # not finished: sent to the worker, or being run
+
+
 def hourly_cap() -> int:
     return int(getattr(settings, "EXPERIMENTS_HOURLY_CAP", 20))
 
@@ -36,8 +39,8 @@ def stale_after() -> timedelta:
 
 
 def experiment_expire_stale(*, experiment: Experiment) -> Experiment:
-    if experiment.status == Status.QUEUED and experiment.created < timezone.now() - stale_after():
-        Experiment.objects.filter(pk=experiment.pk, status=Status.QUEUED).update(
+    if not experiment.is_finished and experiment.created < timezone.now() - stale_after():
+        Experiment.objects.filter(pk=experiment.pk, status__in=WAITING).update(
             status=Status.FAILED,
             finished=timezone.now(),
             error="No worker answered in time; the run was dropped. Send it again.",
@@ -69,8 +72,8 @@ def experiment_create(*, owner, config: dict, preset: str = "") -> Experiment:
             from_cache=True,
             finished=timezone.now(),
         )
-    for waiting in Experiment.objects.filter(owner=owner, status=Status.QUEUED):
-        if experiment_expire_stale(experiment=waiting).status == Status.QUEUED:
+    for waiting in Experiment.objects.filter(owner=owner, status__in=WAITING):
+        if not experiment_expire_stale(experiment=waiting).is_finished:
             raise ExperimentRefused(
                 "Your previous run is still waiting for the worker; it must finish before the next one."
             )
@@ -109,5 +112,15 @@ def result_ingest(*, result: dict) -> bool:
         "result": result if ok else None,
         "error": "" if ok else str(result.get("error") or "The worker sent no result.")[:2000],
     }
-    changed = Experiment.objects.filter(pk=experiment_id, status=Status.QUEUED).update(**fields)
+    changed = Experiment.objects.filter(pk=experiment_id, status__in=WAITING).update(**fields)
     return bool(changed)
+
+
+def experiment_mark_running(*, experiment_id) -> bool:
+    """A worker picked the experiment up: queued becomes running (a late or repeated note changes nothing)."""
+    try:
+        experiment_id = int(experiment_id)
+    except (TypeError, ValueError):
+        return False
+    started = Experiment.objects.filter(pk=experiment_id, status=Status.QUEUED)
+    return bool(started.update(status=Status.RUNNING, started=timezone.now()))

@@ -55,6 +55,7 @@ def detail(request, pk):
         "rows": selectors.metric_rows(experiment),
         "figures": selectors.figures(experiment),
         "preset": presets.preset_by_slug(experiment.preset),
+        "ahead": selectors.experiments_ahead_of(experiment) if experiment.status == experiment.Status.QUEUED else 0,
     }
     return polled_page(request, "experiments/detail.html", context, finished=experiment.is_finished)
 

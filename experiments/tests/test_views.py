@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from course.tests.conftest import FIXTURE_CONTENT
 from experiments.models import Experiment
-from experiments.services import config_hash, experiment_create, result_ingest
+from experiments.services import config_hash, experiment_create, experiment_mark_running, result_ingest
 from gpu_worker.contract.knobs import DEFAULTS, normalize
 
 from .conftest import SMALL
@@ -172,3 +172,19 @@ def test_section_pages_link_their_presets(client, fixture_presets):
     page = client.get("/course/alpha/batching/").content.decode()
     assert "Try it on the engine" in page and 'href="/experiments/?preset=tiny-batch"' in page
     assert "Try it on the engine" not in client.get("/course/alpha/first-steps/").content.decode()
+
+
+def test_the_page_says_where_a_run_waits_then_that_it_runs(learner_client, learner, django_user_model, small_result):
+    other = django_user_model.objects.create_user("cy", "cy@example.com", "pw-pw-pw-pw")
+    first = experiment_create(owner=other, config={**small_result["config"], "max_num_seqs": 3})
+    mine = experiment_create(owner=learner, config=small_result["config"])
+    page = learner_client.get(mine.get_absolute_url()).content.decode()
+    assert "1 experiment ahead of yours" in page
+    assert experiment_mark_running(experiment_id=first.pk)
+    assert "Yours is next" in learner_client.get(mine.get_absolute_url()).content.decode()
+    assert experiment_mark_running(experiment_id=mine.pk) and not experiment_mark_running(experiment_id=mine.pk)
+    assert not experiment_mark_running(experiment_id="not-an-id")
+    running = learner_client.get(mine.get_absolute_url(), HTTP_HX_REQUEST="true")
+    assert running.status_code == 200 and "Running…" in running.content.decode()  # still polled
+    assert result_ingest(result={**small_result, "experiment_id": mine.pk})  # a running experiment takes its result
+    assert Experiment.objects.get(pk=mine.pk).status == "done"

@@ -18,6 +18,7 @@ LAB_RESULT = "labs.ingest_result"  # linked after RUN_LAB: its result
 LAB_STARTED = "labs.mark_running"  # args: submission_id, host
 LAB_REAP = "labs.reap_stale"  # periodic: runs that never came back
 EXPERIMENT_RESULT = "experiments.ingest_result"  # linked after RUN_EXPERIMENT
+EXPERIMENT_STARTED = "experiments.mark_running"  # args: experiment_id, host
 WORKER_HEARTBEAT = "health.worker_heartbeat"  # kwargs: info (gpu_worker.heartbeat.beat_info)
 
 # A run is ended by the worker's watchdog at the hard limit, whatever the pool.

@@ -21,7 +21,12 @@ def experiment_result(experiment_id: int, config) -> dict:
 def register_experiment_tasks(app) -> None:
     @app.task(name=wire.RUN_EXPERIMENT)
     def run_experiment(experiment_id: int, config: dict) -> dict:
+        import socket
+
         from gpu_worker.worker_info import worker_info
+
+        # Tell the web side the run has started, so its page says "running" (the worker never touches its database).
+        app.send_task(wire.EXPERIMENT_STARTED, args=[experiment_id, socket.gethostname()], queue=wire.WEB_QUEUE)
 
         result = experiment_result(experiment_id, config)
         result["worker"] = worker_info()
