@@ -153,3 +153,20 @@ def test_ctrl_enter_runs_and_the_keys_are_listed(lab_page, learner):
     submission = Submission.objects.get(learner=learner)
     assert submission.mode == "run"
     assert submission.source == "def kv_bytes_per_token(config, dtype_bytes):\n    return 1\n"  # no line added
+
+
+def test_reset_to_starter_asks_first_and_undo_brings_the_code_back(lab_page, learner):
+    page = lab_page
+    page.goto(page.url_of_lab)
+    replace_code(page, "def kv_bytes_per_token(config, dtype_bytes):\n    return 7  # mine")
+    expect(page.locator("#draft-status")).to_contain_text("Saved")
+    page.once("dialog", lambda dialog: dialog.dismiss())  # "Cancel": nothing changes
+    page.get_by_role("button", name="Reset to starter").click()
+    expect(page.locator(".cm-content")).to_contain_text("return 7  # mine")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Reset to starter").click()
+    expect(page.locator(".cm-content")).to_contain_text("raise NotImplementedError")
+    expect(page.locator("#draft-status")).to_contain_text("Saved")  # the starter is now the saved draft
+    assert "NotImplementedError" in LabDraft.objects.get(learner=learner).source
+    page.keyboard.press("Control+z")  # the editor's undo has the learner's code
+    expect(page.locator(".cm-content")).to_contain_text("return 7  # mine")

@@ -57,6 +57,21 @@
       changed();
     }
 
+    // Reset to starter: asks first; the editor's undo (Ctrl/Cmd+Z) brings the learner's code back, and the
+    // starter becomes the saved draft like any other edit.
+    var reset = document.getElementById("reset-starter");
+    var starter = document.getElementById("starter-code");
+    if (reset && starter) {
+      reset.addEventListener("click", function () {
+        var text = JSON.parse(starter.textContent);
+        if (current() === text) { say("This is the starter code already."); return; }
+        if (!window.confirm(reset.dataset.confirm)) return;
+        replace(text);
+        say("Reset to the starter code. Ctrl+Z (⌘+Z) in the editor brings your code back.");
+        if (textarea.editorView) textarea.editorView.focus();
+      });
+    }
+
     if (textarea.editorView || !window.CodeMirrorBundle) watch();
     else textarea.addEventListener("editor:mounted", watch, { once: true });
 
