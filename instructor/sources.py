@@ -58,6 +58,11 @@ def lab_slugs() -> list[str]:
     return list(labs.lab_list().values_list("slug", flat=True))
 
 
+def lab_get(slug: str):
+    """The lab (its starter code, title) or None."""
+    return labs.lab_by_slug(slug=slug)
+
+
 def lab_rows() -> list[dict]:
     """[{slug, title, module_slug}] in catalogue order."""
     return list(labs.lab_list().values("slug", "title", "module_slug"))

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import common.converters  # noqa: F401  registers <id:...>
-from instructor.views import cohorts, export, labs, overrides, progress, queue
+from instructor.views import code, cohorts, export, labs, overrides, progress, queue
 
 app_name = "instructor"
 urlpatterns = [
@@ -37,6 +37,8 @@ urlpatterns = [
     path("c/<id:cohort_id>/weights/", cohorts.weight_set, name="weight_set"),
     path("c/<id:cohort_id>/labs/<slug:lab_slug>/", labs.lab, name="lab"),
     path("c/<id:cohort_id>/labs/<slug:lab_slug>/regrade/", labs.lab_regrade, name="lab_regrade"),
+    path("c/<id:cohort_id>/labs/<slug:lab_slug>/code.zip", code.lab_code_zip, name="lab_code_zip"),
+    path("c/<id:cohort_id>/labs/<slug:lab_slug>/similarity/", code.lab_similarity, name="lab_similarity"),
     path("c/<id:cohort_id>/submissions/<id:submission_id>/", labs.submission, name="submission"),
     path(
         "c/<id:cohort_id>/submissions/<id:submission_id>/regrade/", labs.submission_regrade, name="submission_regrade"

@@ -82,6 +82,8 @@ EXPECTED = {
     "instructor:weight_set": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:lab": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:lab_regrade": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
+    "instructor:lab_code_zip": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
+    "instructor:lab_similarity": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:submission": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:submission_regrade": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:overrides": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 302)},
