@@ -28,3 +28,25 @@ def lab_regrade_all(*, cohort: Cohort, lab_slug: str) -> int:
         for submission in latest:
             sources.submission_regrade(submission)
     return len(latest)
+
+
+def comment_add(*, cohort: Cohort, author, submission_id: int, body, line):
+    """An instructor's comment on a submission of a learner in this cohort (the learner sees it)."""
+    submission = sources.submission_get(submission_id)
+    if submission is None or not Membership.objects.filter(cohort=cohort, learner_id=submission.learner_id).exists():
+        raise ActionRefused("No such submission in this cohort.")
+    try:
+        return sources.comment_add(author=author, submission=submission, body=body, line=line)
+    except sources.FeedbackRefused as refused:
+        raise ActionRefused(str(refused)) from None
+
+
+def request_answer(*, cohort: Cohort, answerer, request_id, answer, regrade: bool):
+    """Answer a regrade request of a learner in this cohort, regrading the submission when asked."""
+    ids = list(cohort.memberships.values_list("learner_id", flat=True))
+    if not any(str(req.pk) == str(request_id) for req in sources.open_requests(user_ids=ids)):
+        raise ActionRefused("That request is not waiting for an answer in this cohort.")
+    try:
+        return sources.request_answer(answerer=answerer, request_id=request_id, answer=answer, regrade=regrade)
+    except sources.FeedbackRefused as refused:
+        raise ActionRefused(str(refused)) from None

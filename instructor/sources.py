@@ -8,6 +8,7 @@ from datetime import datetime
 
 from course import selectors as course
 from drills import selectors as drills
+from labs import feedback as lab_feedback
 from labs import selectors as labs
 from labs import services as lab_services
 from labs.models import Submission
@@ -111,3 +112,26 @@ def submission_regrade(submission: Submission) -> Submission:
 
 def queue_stats() -> dict:
     return labs.queue_stats()
+
+
+FeedbackRefused = lab_feedback.FeedbackRefused
+
+
+def comments_for(submission: Submission) -> list:
+    return lab_feedback.comments_for(submission)
+
+
+def comment_add(*, author, submission: Submission, body, line):
+    return lab_feedback.comment_add(author=author, submission=submission, body=body, line=line)
+
+
+def requests_for(submission: Submission) -> list:
+    return lab_feedback.requests_for(submission)
+
+
+def open_requests(*, user_ids) -> list:
+    return list(lab_feedback.open_requests(learner_ids=user_ids))
+
+
+def request_answer(*, answerer, request_id, answer, regrade: bool):
+    return lab_feedback.regrade_request_answer(answerer=answerer, request_id=request_id, answer=answer, regrade=regrade)

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import common.converters  # noqa: F401  registers <id:...>
-from instructor.views import code, cohorts, export, labs, overrides, progress, queue
+from instructor.views import code, cohorts, export, feedback, labs, overrides, progress, queue
 
 app_name = "instructor"
 urlpatterns = [
@@ -43,6 +43,9 @@ urlpatterns = [
     path(
         "c/<id:cohort_id>/submissions/<id:submission_id>/regrade/", labs.submission_regrade, name="submission_regrade"
     ),
+    path("c/<id:cohort_id>/submissions/<id:submission_id>/comment/", feedback.comment_add, name="comment_add"),
+    path("c/<id:cohort_id>/requests/", feedback.requests, name="requests"),
+    path("c/<id:cohort_id>/requests/<id:request_id>/answer/", feedback.request_answer, name="request_answer"),
     path("c/<id:cohort_id>/overrides/", overrides.overrides, name="overrides"),
     path("c/<id:cohort_id>/overrides/<id:override_id>/undo/", overrides.override_undo, name="override_undo"),
     path("c/<id:cohort_id>/export.csv", export.export_csv, name="export"),

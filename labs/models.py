@@ -141,3 +141,48 @@ class CohortBoard(models.Model):
 
     def __str__(self) -> str:
         return f"board of {self.lab_id} in {self.cohort_id}: {'hidden' if self.hidden else 'shown'}"
+
+
+class SubmissionComment(models.Model):
+    """An instructor's note on a submission, on one line of its code or on the whole; its learner reads it."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    line = models.PositiveIntegerField(null=True, blank=True)  # 1-based; null: about the whole submission
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["line", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"comment on {self.submission_id}" + (f" line {self.line}" if self.line else "")
+
+
+class RegradeRequest(models.Model):
+    """A learner asks for a submission to be looked at again; an instructor answers (and may regrade it)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "waiting for an instructor"
+        ANSWERED = "answered", "answered"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="regrade_requests")
+    learner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="regrade_requests")
+    reason = models.TextField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    answer = models.TextField(blank=True)
+    answered_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    answered_at = models.DateTimeField(null=True, blank=True)
+    regrade = models.ForeignKey(Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission"], condition=models.Q(status="open"), name="labs_one_open_request_per_submission"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"regrade request on {self.submission_id} ({self.status})"

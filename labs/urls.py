@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("submissions/<id:pk>/", views.submission, name="submission"),
     path("submissions/<id:pk>/source/", views.submission_source, name="submission_source"),
+    path("submissions/<id:pk>/regrade-request/", views.regrade_request, name="regrade_request"),
     path("<slug:slug>/leaderboard/", leaderboard_views.board, name="leaderboard"),
     path(
         "<slug:slug>/leaderboard/cohorts/<id:cohort_id>/visibility/",

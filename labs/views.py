@@ -1,5 +1,6 @@
 """Lab pages: the catalogue, a lab with its editor and history, and a submission's live result."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
@@ -9,7 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.roles import is_instructor
 from common.polling import polled_page
 from health.status import grading_status
-from labs import selectors
+from labs import feedback, selectors
 from labs.models import Lab
 from labs.services import SubmissionRefused, draft_save, submission_create
 
@@ -129,5 +130,37 @@ def submission(request, pk):
         "submission": found,
         "view": selectors.result_for_learner(found) if found.is_done else None,
         "ahead": None if found.is_done else selectors.runs_ahead_of(found),
+        **feedback_context(found, user=request.user),
     }
     return polled_page(request, "labs/submission.html", context, finished=found.is_done)
+
+
+def feedback_context(submission, *, user) -> dict:
+    """Comments (each with the line of code it is about) and regrade requests, for the submission page."""
+    lines = (submission.source or "").splitlines()
+    comments = feedback.comments_for(submission)
+    for comment in comments:
+        comment.line_text = lines[comment.line - 1] if comment.line and comment.line <= len(lines) else ""
+    requests = feedback.requests_for(submission)
+    own_graded = submission.learner_id == user.pk and submission.is_done and submission.mode == "submit"
+    return {
+        "comments": comments,
+        "regrade_requests": requests,
+        "can_request": own_graded and not any(r.status == "open" for r in requests),
+    }
+
+
+@require_POST
+@login_required
+def regrade_request(request, pk):
+    """The learner asks for their submit to be looked at again; the page says what happened."""
+    found = selectors.submission_visible_to(user=request.user, submission_id=pk, is_instructor=False)
+    if found is None:
+        raise Http404("No such submission.")
+    try:
+        feedback.regrade_request_create(learner=request.user, submission=found, reason=request.POST.get("reason"))
+    except feedback.FeedbackRefused as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, "Your request was sent to your instructors; their answer will appear here.")
+    return redirect(found.get_absolute_url() + "#feedback")

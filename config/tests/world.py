@@ -15,7 +15,7 @@ from drills.tests.factories import load_fixture
 from experiments.models import Experiment
 from gpu_worker.contract.knobs import normalize
 from instructor.tests import factories
-from labs.models import Lab
+from labs.models import Lab, RegradeRequest
 
 MARKERS = ("SECRET-SOURCE-OF-ADA", "ada-private@example.com", "REASON-ABOUT-ADA")
 ROLES = ("anonymous", "learner_b", "other_instructor", "learner_a", "own_instructor")
@@ -75,6 +75,7 @@ def build() -> World:
         drill_ids=[drills["quiz"].pk, drills["card"].pk],
     )
     card = drills["card"]
+    regrade_request = RegradeRequest.objects.create(submission=sub_a, learner=ada, reason="Please look again at it.")
     experiment = Experiment.objects.create(owner=ada, config=normalize({}), config_hash="0" * 64)
     world = World(users={"learner_a": ada, "learner_b": bea, "own_instructor": own, "other_instructor": other})
     world.defaults = {
@@ -82,6 +83,7 @@ def build() -> World:
         "learner_id": ada.pk,
         "submission_id": sub_a.pk,
         "override_id": override.pk,
+        "request_id": regrade_request.pk,
         "invitation_id": to_newcomer.pk,
         "lab_slug": "lab-1",
         "slug": "lab-1",
@@ -99,7 +101,7 @@ def build() -> World:
         },
         **{
             f"drills:{name}": {"module_slug": card.module_slug, "slug": card.slug}
-            for name in ("drill", "answer", "rate", "module")
+            for name in ("drill", "answer", "rate", "module", "undo")
         },
         "experiments:detail": {"pk": experiment.pk},
         "labs:leaderboard": {"slug": "paged-attention"},

@@ -62,7 +62,15 @@ def submission(request, cohort, submission_id: int):
         raise Http404("No such submission in this cohort.")
     regrades = list(sub.regrades.order_by("-created_at"))
     pending = not sub.is_done or any(not regrade.is_done for regrade in regrades)
-    context = {"cohort": cohort, "sub": sub, "result": sub.result or {}, "regrades": regrades, "pending": pending}
+    context = {
+        "cohort": cohort,
+        "sub": sub,
+        "result": sub.result or {},
+        "regrades": regrades,
+        "pending": pending,
+        "comments": sources.comments_for(sub),
+        "regrade_requests": sources.requests_for(sub),
+    }
     if not request.htmx:
         return render(request, "instructor/submission.html", context)
     response = render(request, "instructor/submission.html#detail", context)
