@@ -1,6 +1,8 @@
 """End to end with Redis and the real `make run` worker: a run comes back through the ingest task, and the page
 opened from a course module page shows it on a phone."""
 
+import re
+
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
@@ -44,7 +46,10 @@ def test_a_preset_from_a_module_page_runs_and_draws_on_a_phone(
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{live_server.url}/course/alpha/")  # the module page
     page.locator("#toc").get_by_role("link", name="Batching").click()  # its section, swapped in by htmx
+    expect(page.get_by_role("heading", level=1)).to_have_text("Batching")
+    page.wait_for_load_state("networkidle")  # the swap and the section's own requests (marked read) are done
     page.get_by_role("link", name="A tiny batch on the engine").click()
+    expect(page).to_have_url(re.compile(r"/experiments/\?preset=tiny-batch$"))
     expect(page.locator("#preset-question")).to_have_text("How many steps does a batch of four take?")
     expect(page.get_by_label("max_num_seqs")).to_have_value("4")
     page.get_by_role("button", name="Run experiment").click()
