@@ -23,7 +23,8 @@ FUNCTIONS = ("ring_all_reduce",)
 LIMITS = lab_limits("ring-allreduce")  # from its lab.yaml
 WORLD_SIZES = (2, 3, 4)
 RANKS = WORLD_SIZES[-1]  # sandboxes, one per rank; a world of N uses the first N
-CASE_TIMEOUT_S = 8.0  # one exchange; a deadlock is reported after this
+CASE_TIMEOUT_S = 8.0  # one exchange, in the ranks' own time (not what the host took from them: sandbox/clock.py)
+BUSY_SHARE = 0.5  # a rank that used at least this share of that time on a CPU was computing, not waiting
 PUBLIC_SIZES = {2: 8, 3: 7, 4: 1}
 TIMED_S = 0.03  # per size: enough repeats of a small all-reduce to fill this much time
 BANDWIDTH_SIZES = (1024, 16384, 262144, 1048576)  # float32 elements: 4 KiB .. 4 MiB
@@ -136,15 +137,22 @@ def _stop_message(exchange) -> str:
     blocked = {rank: sources for rank, sources in exchange.waiting.items() if sources}
     running = [rank for rank in exchange.waiting if rank not in blocked]
     parts = [f"rank {rank} in recv from {', '.join(map(str, sources))}" for rank, sources in blocked.items()]
-    parts += [f"rank {rank} still running your code (not waiting in recv)" for rank in running]
-    where = "; ".join(parts) or "every rank still running your code"
+    busy = [rank for rank in running if exchange.cpu_s.get(rank, 0.0) >= BUSY_SHARE * exchange.own_s]
+    parts += [f"rank {rank} still running your code after {exchange.cpu_s[rank]:.1f} s of CPU" for rank in busy]
+    parts += [
+        f"rank {rank} neither in recv nor computing ({exchange.cpu_s.get(rank, 0.0):.1f} s of CPU: sleeping or "
+        "waiting on something other than comm?)"
+        for rank in running
+        if rank not in busy
+    ]
+    where = "; ".join(parts) or "no rank answered"
     if blocked and not running:
         why = "a deadlock: every rank waits in recv for a message no rank will send"
-    elif running:
+    elif busy:
         why = "a loop that does not end, or work far beyond what a ring needs"
     else:
         why = "no rank answered"
-    return f"no result after {CASE_TIMEOUT_S:g} s ({where}); {why}"
+    return f"no result within {CASE_TIMEOUT_S:g} s of the ranks' own time ({where}); {why}"
 
 
 def _first_error(exchange) -> tuple[int, LearnerError] | None:

@@ -14,6 +14,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from gpu_worker.sandbox import channel
+from gpu_worker.sandbox.clock import STALLS
 from gpu_worker.sandbox.session import LearnerError, LearnerSession, answer_or_raise
 
 ELEMENT_SIZE = {
@@ -52,6 +53,8 @@ class Exchange:
     seconds: float = 0.0  # grader's wall clock from the first call written to the last answer read
     timed_out: bool = False
     waiting: dict = field(default_factory=dict)  # at a timeout: rank -> ranks it waited on in recv
+    cpu_s: dict = field(default_factory=dict)  # at a timeout: rank -> CPU seconds it used during the exchange
+    own_s: float = 0.0  # at a timeout: the seconds the exchange had, less what the host took from it
     killed: bool = False  # some rank neither answered nor took the abort: its sandbox is gone
 
     def __post_init__(self):
@@ -86,25 +89,48 @@ class Relay:
             args = channel.encode([rank, world_size, shard, repeats, self.count], tensors)
             header = self.sessions[rank].stamp({"op": "plugin", "module": "ring_rank", "args": args})
             self._out[rank] += channel.pack(header, tensors)
-        started = time.perf_counter()
-        deadline = min([time.monotonic() + timeout] + [self.sessions[r].process.deadline for r in range(world_size)])
-        self._pump(exchange, set(range(world_size)), deadline)
+        started, since = time.perf_counter(), time.monotonic()
+        processes = [self.sessions[r].process for r in range(world_size)]
+        stalled_before = STALLS.stalled_s()
+        before = [p.usage(fresh=True) for p in processes]
+
+        def credit() -> float:
+            """Seconds the host took from the exchange: what the slowest-served rank waited for a CPU during it
+            and the grader did not run (sandbox/clock.py)."""
+            waited = max(p.usage().waited_s - b.waited_s for p, b in zip(processes, before))
+            return max(waited, 0.0) + STALLS.stalled_s() - stalled_before
+
+        def deadline() -> float:
+            """`timeout` of the ranks' own time, never past any rank's own deadline."""
+            return min([since + timeout + credit()] + [p.deadline for p in processes])
+
+        def on_timeout() -> None:
+            exchange.own_s = time.monotonic() - since - credit()
+            exchange.cpu_s = {r: p.usage(fresh=True).cpu_s - b.cpu_s for r, (p, b) in enumerate(zip(processes, before))}
+
+        for process in processes:
+            process.learner_turn()
+        self._pump(exchange, set(range(world_size)), deadline, on_timeout)
         exchange.seconds = time.perf_counter() - started
+        for process in processes:
+            process.grader_turn()  # the grader judges the exchange: not the ranks' time
         return exchange
 
-    def _pump(self, exchange: Exchange, open_ranks: set, deadline: float) -> None:
+    def _pump(self, exchange: Exchange, open_ranks: set, deadline, on_timeout=None) -> None:
         aborted = False
         while open_ranks:
             if (exchange.errors or exchange.timed_out) and not aborted:
                 aborted = True  # the others may wait forever on a rank that is gone: release them
                 for rank in open_ranks:
                     self._out[rank] += channel.pack_raw({"op": "abort", "exchange": self.count})
-            wait = deadline - time.monotonic()
+            wait = (deadline() if callable(deadline) else deadline) - time.monotonic()
             if wait <= 0:
                 if aborted:
                     self._kill(exchange, open_ranks)
                     return
                 exchange.timed_out = True
+                if on_timeout is not None:
+                    on_timeout()
                 exchange.waiting = {
                     dst: sorted(src for (src, d, _), ids in self._pending.items() if d == dst and ids)
                     for dst in sorted(open_ranks)

@@ -88,8 +88,8 @@ def run_tests(session, report, rng: random.Random) -> None:
                 f"step {stalled.step}: nothing scheduled for {STALL_STEPS} steps in a row while "
                 f"{stalled.waiting} requests were waiting or running; the trace would never finish"
             )
-            report.record(f"{name}: valid and finished", False, message, "time_limit", message_public=True)
-            report.record(f"{name}: throughput", False, "not measured: trace not finished", "time_limit")
+            report.record(f"{name}: valid and finished", False, message, "wrong_answer", message_public=True)
+            report.record(f"{name}: throughput", False, "not measured: trace not finished", "wrong_answer")
             continue
         ok = _judge(report, name, result, reference, cap)
         summary[name] = {"yours": _metrics(result), "reference": _metrics(reference), "static": _metrics(static)}
@@ -173,8 +173,8 @@ def _judge(report, name: str, result, reference, cap: int) -> bool:
             f"within the step cap ({STEP_CAP_FACTOR}x what static batching needs, or more when serving one "
             "request at a time needs more); does every waiting request get scheduled eventually?"
         )
-        report.record(valid, False, message, "time_limit", message_public=True)
-        report.record(f"{name}: throughput", False, "not measured: trace not finished", "time_limit")
+        report.record(valid, False, message, "wrong_answer", message_public=True)
+        report.record(f"{name}: throughput", False, "not measured: trace not finished", "wrong_answer")
         return False
     report.record(valid, True)
     yours, best = result.totals["tokens_per_step"], reference.totals["tokens_per_step"]

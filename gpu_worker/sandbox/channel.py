@@ -110,6 +110,11 @@ def _tensor_bytes(tensor) -> bytes:
     return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
 
 
+def _until(deadline) -> float:
+    """Seconds left before `deadline`: a time.monotonic() value, or a callable giving one (a deadline that moves)."""
+    return (deadline() if callable(deadline) else deadline) - time.monotonic()
+
+
 def send(fd: int, header: dict, tensors: dict | None = None, deadline: float | None = None) -> None:
     """Write one message. With a deadline, `fd` must be non-blocking: a reader that stops reading
     (the learner's code can close or replace its end) cannot hang the sender past the deadline."""
@@ -118,9 +123,12 @@ def send(fd: int, header: dict, tensors: dict | None = None, deadline: float | N
         try:
             written = os.write(fd, view)
         except BlockingIOError:
-            wait = deadline - time.monotonic() if deadline is not None else None
-            if wait is not None and (wait <= 0 or not select.select([], [fd], [], wait)[1]):
-                raise ChannelTimeout("the other side stopped reading") from None
+            if deadline is None:
+                select.select([], [fd], [], None)
+                continue
+            while not select.select([], [fd], [], max(_until(deadline), 0.0))[1]:
+                if _until(deadline) <= 0:
+                    raise ChannelTimeout("the other side stopped reading") from None
             continue
         view = view[written:]
 
@@ -129,9 +137,12 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
     chunks, remaining = [], size
     while remaining:
         if deadline is not None:
-            wait = deadline - time.monotonic()
-            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
-                raise ChannelTimeout("no answer before the deadline")
+            wait = _until(deadline)
+            # data already waiting is read even past the deadline: the grader may be the one that was late
+            while not select.select([fd], [], [], max(wait, 0.0))[0]:
+                wait = _until(deadline)  # a moving deadline (a callable) may have moved on
+                if wait <= 0:
+                    raise ChannelTimeout("no answer before the deadline")
         chunk = os.read(fd, min(remaining, 1 << 20))
         if not chunk:
             raise ChannelClosed("the other side closed the channel")

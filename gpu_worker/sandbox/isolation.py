@@ -171,9 +171,15 @@ def _traversable_parents(path: Path) -> list[str]:
 
 
 def bwrap_command(
-    argv: list[str], limits, env: dict, file_binds: dict[str, str], seccomp_fd: int | None = None
+    argv: list[str],
+    limits,
+    env: dict,
+    file_binds: dict[str, str],
+    seccomp_fd: int | None = None,
+    uid: int = SANDBOX_UID,
 ) -> list[str]:
-    """bwrap argv: an empty root with the system dirs and Python read-only, private /tmp, no network, uid nobody;
+    """bwrap argv: an empty root with the system dirs and Python read-only, private /tmp, no network, an
+    unprivileged `uid` (the run's own, from uids.py, when the worker is root; else nobody in a user namespace);
     with `seccomp_fd` (passed to the child) the filter of seccomp.py applies to everything inside."""
     cmd = [_probe_bwrap(bwrap_binary())[0] or bwrap_binary(), *_system_binds()]
     cmd += [
@@ -237,8 +243,8 @@ def bwrap_command(
             "CAP_SETUID,CAP_SETGID",
             "--",
             "setpriv",
-            f"--reuid={SANDBOX_UID}",
-            f"--regid={SANDBOX_UID}",
+            f"--reuid={uid}",
+            f"--regid={uid}",
             "--clear-groups",
             "--inh-caps=-all",
             "--bounding-set=-all",
@@ -250,9 +256,9 @@ def bwrap_command(
     return cmd + argv
 
 
-def drop_privileges_in_child(with_netns: bool, drop_uid: bool) -> None:
-    """Fallback isolation, run in the child before exec: own network namespace, then uid nobody
-    (the caller has checked that nobody can reach the interpreter)."""
+def drop_privileges_in_child(with_netns: bool, drop_uid: bool, uid: int = SANDBOX_UID) -> None:
+    """Fallback isolation, run in the child before exec: own network namespace, then an unprivileged `uid`
+    (the caller has checked that any uid can reach the interpreter)."""
     if with_netns and os.geteuid() == 0:
         import ctypes
 
@@ -261,5 +267,5 @@ def drop_privileges_in_child(with_netns: bool, drop_uid: bool) -> None:
             raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
     if drop_uid and os.geteuid() == 0:
         os.setgroups([])
-        os.setgid(SANDBOX_UID)
-        os.setuid(SANDBOX_UID)
+        os.setgid(uid)
+        os.setuid(uid)

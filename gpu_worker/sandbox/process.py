@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpu_worker.contract.limits import Limits
-from gpu_worker.sandbox import cgroup, isolation, seccomp
+from gpu_worker.sandbox import cgroup, clock, isolation, seccomp, uids
 from gpu_worker.sandbox.watch import RunWatch, kill_tree
 
 log = logging.getLogger(__name__)
 CHUNK = 65536
 
 NOFILE = 1024  # open files per sandboxed process
+USAGE_EVERY_S = 0.5
 
 
 @dataclass
@@ -68,15 +69,72 @@ class SandboxProcess:
         self.output_truncated = False
         self.started_at = 0.0
         self.killed_for_time = False
+        self.judged: tuple[str, str] | None = None  # (verdict, message) when it was ended at its deadline
+        self._stalled_at_start = 0.0
+        self._grader_s, self._grader_since = 0.0, None  # the grader's turns (see grader_turn)
+        self._usage = (0.0, clock.Usage(0.0, 0.0))  # (when read, what): read at most every USAGE_EVERY_S
         self._proc = None
         self._run_group = None
+        self._uid = uids.Claim(uids.NOBODY)  # the run's own uid while it runs (uids.py)
         self._watch = None
         self._seccomp_fd = None
         self.gpu_host = any(Path("/dev").glob("nvidia[0-9]*"))
 
     @property
     def deadline(self) -> float:
-        return self.started_at + self.limits.wall_s
+        """When the run has had `wall_s` of its own time: later by the seconds it waited for a CPU and the grader
+        did not run (clock.py), and never past the backstop."""
+        own = self.started_at + self.limits.wall_s + self.grader_turns_s()
+        if self._proc is None:
+            return own
+        used = self.usage()
+        if used.cpu_s >= self.limits.cpu_s:  # the run has had its CPU: its time is up now
+            return time.monotonic()
+        credit = used.waited_s + clock.STALLS.stalled_s() - self._stalled_at_start
+        return min(own + credit, self.started_at + clock.backstop_s(self.limits.wall_s))
+
+    def current_deadline(self) -> float:
+        return self.deadline
+
+    def grader_turn(self) -> None:
+        """The run has answered and waits on the grader: its own clock stops (the CPU sum still counts)."""
+        if self._grader_since is None:
+            self._grader_since = time.monotonic()
+
+    def learner_turn(self) -> None:
+        """The grader has asked something (or waits for the run to end): the run's own clock goes on."""
+        if self._grader_since is not None:
+            self._grader_s += time.monotonic() - self._grader_since
+            self._grader_since = None
+
+    def grader_turns_s(self) -> float:
+        """Seconds the run spent waiting on the grader, not counted in its own time."""
+        ongoing = time.monotonic() - self._grader_since if self._grader_since is not None else 0.0
+        return self._grader_s + ongoing
+
+    def usage(self, fresh: bool = False) -> "clock.Usage":
+        """CPU the run used and waited for (read from /proc at most every USAGE_EVERY_S unless `fresh`)."""
+        read_at, known = self._usage
+        now = time.monotonic()
+        if self._proc is not None and (fresh or now - read_at > USAGE_EVERY_S):
+            known = clock.usage(self._proc.pid)
+            self._usage = (now, known)
+        return known
+
+    def time_judgement(self) -> tuple[str, str]:
+        """(verdict, message) for a run that is out of time, measured before it is killed."""
+        return clock.judge_overrun(
+            wall_s=self.limits.wall_s,
+            cpu_limit_s=self.limits.cpu_s,
+            elapsed_s=time.monotonic() - self.started_at - self.grader_turns_s(),
+            used=self.usage(fresh=True),
+            stalled_s=clock.STALLS.stalled_s() - self._stalled_at_start,
+        )
+
+    @property
+    def uid(self) -> int:
+        """The uid the run's code runs as (its own while it runs, when the worker is root)."""
+        return self._uid.uid
 
     @property
     def out_of_memory(self) -> bool:
@@ -96,6 +154,7 @@ class SandboxProcess:
                 self.env,
                 binds,
                 self._seccomp_fd,
+                uid=self._uid.uid,
             )
         harness = [str(isolation.HARNESS_DIR / "harness.py"), str(to_child), str(from_child), *self.harness_args]
         return [python, "-E", "-s", "-B", "-u", *(self.python_args or harness)]  # file_binds: see python_path()
@@ -123,7 +182,9 @@ class SandboxProcess:
         files = min(NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1])  # issue 25: not the worker's 20,000
         resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
         if self.level != "bubblewrap":
-            isolation.drop_privileges_in_child(with_netns=self.level == "rlimits+netns", drop_uid=os.geteuid() == 0)
+            isolation.drop_privileges_in_child(
+                with_netns=self.level == "rlimits+netns", drop_uid=os.geteuid() == 0, uid=self._uid.uid
+            )
 
     def start(self) -> tuple[int, int]:
         """Start the run; returns (write fd to the harness, read fd from the harness)."""
@@ -146,11 +207,13 @@ class SandboxProcess:
                     "not reachable by uid nobody); refusing"
                 )
         self._run_group = self._make_run_group()
+        self._uid = uids.claim()
         self._seccomp_fd = seccomp.program_fd() if self.level == "bubblewrap" and seccomp.supported() else None
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         passed = (to_child_r, from_child_w) + ((self._seccomp_fd,) if self._seccomp_fd is not None else ())
         self.started_at = time.monotonic()
+        self._stalled_at_start = clock.STALLS.stalled_s()
         try:
             self._proc = subprocess.Popen(
                 self._command(to_child_r, from_child_w),
@@ -167,6 +230,7 @@ class SandboxProcess:
             for fd in (to_child_w, from_child_r):
                 os.close(fd)
             self._remove_run_group()
+            self._uid.release()
             raise
         finally:
             for fd in passed:
@@ -214,17 +278,25 @@ class SandboxProcess:
 
     def finish(self, grace_s: float = 2.0) -> Exit:
         """Wait (at most until the deadline plus a grace) for the exit, killing when needed."""
-        remaining = max(0.0, self.deadline - time.monotonic()) + grace_s
-        try:
-            self._proc.wait(timeout=remaining)
-        except subprocess.TimeoutExpired:
-            self.killed_for_time = True
-            self.kill()
-            self._proc.wait()
+        self.learner_turn()  # ending is the run's business: its clock runs
+        while True:  # the deadline moves while the run waits for a CPU or the grader is stopped
+            remaining = self.deadline + grace_s - time.monotonic()
+            try:
+                self._proc.wait(timeout=min(max(remaining, 0.0), 1.0))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() < self.deadline + grace_s:
+                    continue
+                self.judged = self.time_judgement()
+                self.killed_for_time = True
+                self.kill()
+                self._proc.wait()
+                break
         self._watch.check()  # an OOM kill in the last moments still counts
         self._watch.stop()
         self.kill()  # leftovers in the group (fallback levels)
         self._remove_run_group()
+        self._uid.release()  # nothing of the run is left to run as it
         self._reader.join(timeout=5)
         self._proc.stdout.close()
         return Exit(self._proc.returncode, self.killed_for_time, time.monotonic() - self.started_at)

@@ -65,7 +65,7 @@ class LearnerSession:
                         "preload": self.preload,
                     }
                 ),
-                deadline=self.process.deadline,
+                deadline=self.process.current_deadline,
             )
         except BaseException:
             self.close()
@@ -152,17 +152,18 @@ class LearnerSession:
         """Send `header` (None: nothing, only read the pending answer) and read the answer."""
         if self.exit is not None:
             raise LearnerError("runtime_error", "the program is no longer running", fatal=True)
+        self.process.learner_turn()
         try:
             if header is not None:
-                channel.send(self._to_child, self.stamp(header), tensors, deadline=self.process.deadline)
-            answer, out = channel.receive(self._from_child, deadline=self.process.deadline)
+                channel.send(self._to_child, self.stamp(header), tensors, deadline=self.process.current_deadline)
+            answer, out = channel.receive(self._from_child, deadline=self.process.current_deadline)
+            self.process.grader_turn()  # until the next request, the run waits on the grader
         except channel.ChannelTimeout:
+            verdict, message = self.process.judged = self.process.time_judgement()
             self.process.killed_for_time = True
             self.process.kill()
             self.close()
-            raise LearnerError(
-                "time_limit", f"no answer within the {self.limits.wall_s:g} s wall-clock limit", fatal=True
-            ) from None
+            raise LearnerError(verdict, message, fatal=True) from None
         except (channel.ChannelError, OSError) as error:
             raise self.died(error) from None
         if self.process.out_of_memory:  # a child went over the run's memory: the run is over, whatever came back
@@ -182,7 +183,8 @@ class LearnerSession:
         if self.process.out_of_memory:
             return self._run_memory_error()
         if exit.killed_for_time:
-            return LearnerError("time_limit", f"killed after the {self.limits.wall_s:g} s wall-clock limit", True)
+            verdict, message = self.process.judged or ("time_limit", f"killed after the {self.limits.wall_s:g} s limit")
+            return LearnerError(verdict, message, True)
         code = exit.returncode
         if code is not None and code > 128 and self.process.level == "bubblewrap":
             code = -(code - 128)  # bwrap exits with 128 + the signal that killed the sandboxed process

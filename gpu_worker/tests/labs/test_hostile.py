@@ -2,13 +2,12 @@
 
 import os
 import socket
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
 
-from gpu_worker.sandbox import cgroup, sandbox_level
+from gpu_worker.sandbox import cgroup, sandbox_level, uids
 from gpu_worker.sandbox.isolation import REPO_ROOT, SANDBOX_UID
 from gpu_worker.sandbox.watch import descendants
 
@@ -19,11 +18,19 @@ needs_bwrap = pytest.mark.skipif(sandbox_level() != "bubblewrap", reason="needs 
 
 
 def sandbox_processes() -> list[str]:
-    """Processes of uid nobody started from this test process (other checkouts' runs may share the host).
-    A run cannot leave the tree: bubblewrap's pid namespace dies with it, and a cgroup run is checked too."""
-    found = subprocess.run(["ps", "-u", str(SANDBOX_UID), "-o", "pid=,comm="], capture_output=True, text=True)
-    ours = set(descendants(os.getpid()))
-    return [line for line in found.stdout.splitlines() if int(line.split()[0]) in ours]
+    """Processes started from this test process that run as another uid than ours: a run's (other checkouts'
+    runs may share the host). A run cannot leave the tree: bubblewrap's pid namespace dies with it, and a
+    cgroup run is checked too."""
+    found = []
+    for pid in descendants(os.getpid()):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+        if uid != os.getuid():
+            found.append(f"{pid} uid {uid} {Path(f'/proc/{pid}/comm').read_text().strip()}")
+    return found
 
 
 @pytest.fixture
@@ -148,7 +155,10 @@ def test_sandbox_runs_as_nobody_with_limits(grade):
         "def max_concurrent_seqs(*a): return 0\n"
     )
     stdout = grade("kv-sizing", probe, mode="run")["stdout"]
-    assert f"uid {SANDBOX_UID} " in stdout and "fsize 16777216" in stdout and f"nproc {256}" in stdout
+    uid = int(stdout.split("uid ", 1)[1].split()[0])
+    pool = range(uids.POOL_BASE, uids.POOL_BASE + uids.POOL_SIZE)
+    assert uid in pool if os.geteuid() == 0 else uid == SANDBOX_UID, stdout  # root gives each run a uid of its own
+    assert "fsize 16777216" in stdout and f"nproc {256}" in stdout
 
 
 def test_a_harness_that_stops_reading_cannot_hang_the_grader(fixture_source):

@@ -2,6 +2,8 @@
 are refused by the seccomp filter, other socket families still work, open files are capped at 1024,
 and /sys/fs/cgroup (other runs' cgroups and limits) is not visible."""
 
+import os
+
 import pytest
 
 from gpu_worker.sandbox import sandbox_level
@@ -44,3 +46,38 @@ def test_vsock_memfd_secret_open_files_and_cgroups_are_out_of_reach(grade):
     opened = int(stdout.split("OPENED ")[1].split()[0])
     assert opened < 1024, stdout
     assert "CGROUPS []" in stdout or "CGROUPS absent" in stdout, stdout
+
+
+HOLD_THREADS = """
+import threading, time
+held = []
+def hold(n):
+    for _ in range(n):
+        thread = threading.Thread(target=time.sleep, args=(60,), daemon=True)
+        thread.start()
+        held.append(thread)
+    return len(held)
+"""
+START_THREADS = """
+import threading
+def start(n):
+    threads = [threading.Thread(target=lambda: None) for _ in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return n
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a root worker gives each run a uid of its own")
+def test_a_run_holding_its_uids_whole_process_limit_does_not_starve_a_concurrent_run():
+    """Issue 25: every run was uid 65534, so 254 threads held by one run left another none of its 8."""
+    from gpu_worker.sandbox import LearnerSession, Limits
+
+    with LearnerSession(HOLD_THREADS, ["hold"], Limits(wall_s=30)) as greedy:
+        held = greedy.call("hold", 245)
+        with LearnerSession(START_THREADS, ["start"], Limits(wall_s=30)) as honest:
+            assert honest.process.uid != greedy.process.uid
+            assert honest.call("start", 8) == 8
+    assert held == 245

@@ -51,13 +51,17 @@ def test_bytes_bound_is_about_two_n_minus_one_over_n():
         ("wrong_hidden_library_call", "rejected", "torch.distributed.all_reduce is not available"),
         ("wrong_deadlock", "time_limit", "rank 0 in recv from 1; rank 1 in recv from 0); a deadlock"),
         ("wrong_key_error", "runtime_error", "KeyError"),
-        ("wrong_busy_loop", "time_limit", "rank 1 in recv from 0; rank 0 still running your code"),
+        ("wrong_busy_loop", "time_limit", "rank 1 in recv from 0; rank 0 still running your code after"),
+        ("wrong_every_rank_spins", "time_limit", "rank 0 still running your code after"),
+        ("wrong_sleeps", "time_limit", "rank 1 neither in recv nor computing"),
     ],
 )
 def test_wrong_rings(grade, fixture_source, name, verdict, words):
     result = grade("ring-allreduce", fixture_source("ring-allreduce", name), mode="run", limits={"wall_s": 30.0})
     assert result["verdict"] == verdict, result["message"]
     assert words in result["message"]
+    if name != "wrong_deadlock":
+        assert "deadlock" not in result["message"]
 
 
 def test_test_names_are_unique_for_every_seed():

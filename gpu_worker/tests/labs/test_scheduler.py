@@ -29,7 +29,7 @@ def test_reference_accepted_with_metrics_and_plots(grade, fixture_source):
     [
         ("wrong_ignores_blocks", "wrong_answer", "rule 'out-of-blocks'"),
         ("wrong_over_budget", "wrong_answer", "rule 'max-num-batched-tokens'"),
-        ("wrong_never_admits", "time_limit", "would never finish"),
+        ("wrong_never_admits", "wrong_answer", "would never finish"),
     ],
 )
 def test_wrong_policies(grade, fixture_source, name, verdict, words):
