@@ -2,6 +2,7 @@
 without usable CUDA every GPU step skipped with its reason rather than passed."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -57,4 +58,67 @@ def test_gpu_check_uses_the_given_python_and_without_bubblewrap_says_so_on_every
     assert "installed nothing" in python_step["detail"] and f"torch {torch.__version__}" in python_step["detail"]
     labs = [s for name, s in steps.items() if name.startswith("lab ")]
     assert len(labs) == 4 and all(s["detail"].startswith("UNSANDBOXED") for s in labs), labs
+    assert done.returncode == 1
+
+
+def _fake_python(bin_dir: Path, *flags: str) -> tuple[Path, Path]:
+    """A `python3` on an otherwise empty PATH that logs each call and runs this interpreter (with `flags`),
+    with CUDA hidden from torch; and the log of its calls."""
+    bin_dir.mkdir()
+    log = bin_dir / "calls.log"
+    python = bin_dir / "python3"
+    python.write_text(
+        f'#!/bin/sh\necho "$*" >> {log}\nCUDA_VISIBLE_DEVICES= exec {sys.executable} {" ".join(flags)} "$@"\n'
+    )
+    python.chmod(0o755)
+    (bin_dir / "dirname").symlink_to(shutil.which("dirname"))  # scripts/gpu_check.sh's one tool
+    return python, log
+
+
+def _make_gpu_check(tmp_path: Path, python: Path) -> tuple[subprocess.CompletedProcess, dict]:
+    """`PYTHON=<python> make gpu-check`, as the Makefile runs it (bash scripts/gpu_check.sh)."""
+    out = tmp_path / "report"
+    done = subprocess.run(
+        ["/bin/bash", "scripts/gpu_check.sh", "--out", str(out), "--budget", "120"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={"PATH": str(python.parent), "PYTHON": str(python), "HOME": str(tmp_path)},
+    )
+    steps = {s["step"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
+    return done, steps
+
+
+def _status_lines(stdout: str) -> dict:
+    return {line[5:43].strip(): line for line in stdout.splitlines() if line[:4] in ("PASS", "FAIL", "SKIP")}
+
+
+def test_make_gpu_check_with_a_python_whose_torch_sees_no_cuda_skips_the_gpu_steps_and_installs_nothing(tmp_path):
+    python, calls = _fake_python(tmp_path / "bin")
+    done, steps = _make_gpu_check(tmp_path, python)
+    lines = _status_lines(done.stdout)
+    packages = lines["python + packages"]
+    assert packages.startswith("PASS") and "installed nothing" in packages, done.stdout + done.stderr
+    assert f"torch {torch.__version__}" in packages and f"{python} (given)" in steps["python + packages"]["detail"]
+    assert lines["preflight: bubblewrap"].startswith("FAIL") and "bwrap not found" in lines["preflight: bubblewrap"]
+    assert steps["CUDA usable (device_status)"]["status"] != "PASS"
+    gpu_steps = [name for name in steps if name.startswith(("gpu-marked", "lab ", "Triton", "engine", "collectives"))]
+    assert len(gpu_steps) == 9
+    assert all(lines[name].startswith("SKIP") and "no usable CUDA" in lines[name] for name in gpu_steps), done.stdout
+    assert not any(word in call for call in calls.read_text().splitlines() for word in ("pip", "venv", "bootstrap"))
+    assert not (tmp_path / "report" / "install.log").exists()
+    assert done.returncode == 1  # the missing sandbox (and compiler, on this PATH) is a FAIL
+
+
+def test_make_gpu_check_with_a_python_lacking_torch_fails_that_step_and_installs_nothing(tmp_path):
+    python, calls = _fake_python(tmp_path / "bin", "-S")  # no site-packages: no torch, numpy or PyYAML
+    done, steps = _make_gpu_check(tmp_path, python)
+    packages = steps["python + packages"]
+    assert packages["status"] == "FAIL"
+    assert "lacks torch, numpy and PyYAML" in packages["detail"] and "installed nothing" in packages["detail"]
+    later = [name for name in steps if name.startswith(("CUDA", "gpu-marked", "lab ", "Triton", "engine"))]
+    assert len(later) == 9 and all(steps[name]["status"] == "SKIP" for name in later), steps
+    assert all("no Python with torch" in steps[name]["detail"] for name in later)
+    assert not any(word in call for call in calls.read_text().splitlines() for word in ("pip", "venv", "bootstrap"))
     assert done.returncode == 1
