@@ -61,15 +61,13 @@ def test_gpu_check_uses_the_given_python_and_without_bubblewrap_says_so_on_every
     assert done.returncode == 1
 
 
-def _fake_python(bin_dir: Path, *flags: str) -> tuple[Path, Path]:
-    """A `python3` on an otherwise empty PATH that logs each call and runs this interpreter (with `flags`),
-    with CUDA hidden from torch; and the log of its calls."""
+def _fake_python(bin_dir: Path, *flags: str, target: str = sys.executable) -> tuple[Path, Path]:
+    """A `python3` on an otherwise empty PATH that logs each call and runs `target` (this interpreter unless
+    told) with `flags`, with CUDA hidden from torch; and the log of its calls."""
     bin_dir.mkdir()
     log = bin_dir / "calls.log"
     python = bin_dir / "python3"
-    python.write_text(
-        f'#!/bin/sh\necho "$*" >> {log}\nCUDA_VISIBLE_DEVICES= exec {sys.executable} {" ".join(flags)} "$@"\n'
-    )
+    python.write_text(f'#!/bin/sh\necho "$*" >> {log}\nCUDA_VISIBLE_DEVICES= exec {target} {" ".join(flags)} "$@"\n')
     python.chmod(0o755)
     (bin_dir / "dirname").symlink_to(shutil.which("dirname"))  # scripts/gpu_check.sh's one tool
     return python, log
@@ -122,3 +120,37 @@ def test_make_gpu_check_with_a_python_lacking_torch_fails_that_step_and_installs
     assert all("no Python with torch" in steps[name]["detail"] for name in later)
     assert not any(word in call for call in calls.read_text().splitlines() for word in ("pip", "venv", "bootstrap"))
     assert done.returncode == 1
+
+
+def test_make_gpu_check_prefers_a_python3_whose_torch_sees_cuda_and_never_installs_beside_it(tmp_path):
+    """No PYTHON given: a python3 on PATH whose torch reports CUDA (an image's own, here a stand-in torch
+    lacking numpy and PyYAML beside it) wins over this checkout's CPU-only .venv; the step then FAILs
+    saying what to install, and installs nothing (no second torch beside the image's)."""
+    image = tmp_path / "image"  # its own Python: a venv with nothing but a stand-in CUDA torch
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(image)], check=True, timeout=120)
+    site = next(image.glob("lib/python3*/site-packages"))
+    (site / "torch").mkdir()
+    (site / "torch" / "__init__.py").write_text(
+        "class cuda:\n    is_available = staticmethod(lambda: True)\n\n\nclass version:\n    cuda = '13.0'\n"
+    )
+    (site / "torch-2.11.0+cu130.dist-info").mkdir()
+    (site / "torch-2.11.0+cu130.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0+cu130\n"
+    )
+    python, calls = _fake_python(tmp_path / "bin", target=str(image / "bin" / "python"))
+    out = tmp_path / "report"
+    done = subprocess.run(
+        ["/bin/bash", "scripts/gpu_check.sh", "--out", str(out), "--budget", "120"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={"PATH": str(python.parent), "HOME": str(tmp_path)},
+    )
+    steps = {s["step"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
+    packages = steps["python + packages"]
+    assert packages["status"] == "FAIL", done.stdout + done.stderr
+    assert packages["detail"].startswith(f"{python} (found on PATH: its torch sees CUDA) lacks numpy and PyYAML")
+    assert "requirements-worker-base.txt" in packages["detail"] and "installed nothing" in packages["detail"]
+    assert not any(word in call for call in calls.read_text().splitlines() for word in ("pip", "venv", "bootstrap"))
+    assert not (out / "install.log").exists()
