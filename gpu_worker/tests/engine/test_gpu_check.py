@@ -73,8 +73,9 @@ def _fake_python(bin_dir: Path, *flags: str, target: str = sys.executable) -> tu
     return python, log
 
 
-def _make_gpu_check(tmp_path: Path, python: Path) -> tuple[subprocess.CompletedProcess, dict]:
-    """`PYTHON=<python> make gpu-check`, as the Makefile runs it (bash scripts/gpu_check.sh)."""
+def _make_gpu_check(tmp_path: Path, python: Path, given: bool = True) -> tuple[subprocess.CompletedProcess, dict]:
+    """`PYTHON=<python> make gpu-check` as the Makefile runs it (bash scripts/gpu_check.sh), with only
+    python's folder on PATH; `given=False`: no PYTHON, so the script finds one."""
     out = tmp_path / "report"
     done = subprocess.run(
         ["/bin/bash", "scripts/gpu_check.sh", "--out", str(out), "--budget", "120"],
@@ -82,7 +83,7 @@ def _make_gpu_check(tmp_path: Path, python: Path) -> tuple[subprocess.CompletedP
         capture_output=True,
         text=True,
         timeout=240,
-        env={"PATH": str(python.parent), "PYTHON": str(python), "HOME": str(tmp_path)},
+        env={"PATH": str(python.parent), "HOME": str(tmp_path), **({"PYTHON": str(python)} if given else {})},
     )
     steps = {s["step"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
     return done, steps
@@ -138,19 +139,10 @@ def test_make_gpu_check_prefers_a_python3_whose_torch_sees_cuda_and_never_instal
         "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0+cu130\n"
     )
     python, calls = _fake_python(tmp_path / "bin", target=str(image / "bin" / "python"))
-    out = tmp_path / "report"
-    done = subprocess.run(
-        ["/bin/bash", "scripts/gpu_check.sh", "--out", str(out), "--budget", "120"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={"PATH": str(python.parent), "HOME": str(tmp_path)},
-    )
-    steps = {s["step"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
+    done, steps = _make_gpu_check(tmp_path, python, given=False)
     packages = steps["python + packages"]
     assert packages["status"] == "FAIL", done.stdout + done.stderr
     assert packages["detail"].startswith(f"{python} (found on PATH: its torch sees CUDA) lacks numpy and PyYAML")
     assert "requirements-worker-base.txt" in packages["detail"] and "installed nothing" in packages["detail"]
     assert not any(word in call for call in calls.read_text().splitlines() for word in ("pip", "venv", "bootstrap"))
-    assert not (out / "install.log").exists()
+    assert not (tmp_path / "report" / "install.log").exists()
