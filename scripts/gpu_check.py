@@ -29,6 +29,7 @@ from gpu_check_parts import (  # noqa: E402
     Check,
     Skip,
     complete,
+    driver_needed,
     find_python,
     gpu_nodes,
     missing,
@@ -72,8 +73,13 @@ def main(argv: list[str]) -> int:
     def pytest(*args: str) -> list[str]:
         return [python(), "-m", "pytest", "-c", "gpu_worker/pytest.ini", "-q", "-p", "no:randomly", *args]
 
+    def pick() -> tuple[str, str, dict | None]:  # once: the driver and the packages steps both ask
+        if "picked" not in state:
+            state["picked"] = find_python(args.python)
+        return state["picked"]
+
     def packages(timeout):
-        chosen, how, found = find_python(args.python)
+        chosen, how, found = pick()
         installed = False
         if not complete(found):
             if how == "given" and not found:
@@ -113,12 +119,16 @@ def main(argv: list[str]) -> int:
         out = sh(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"], timeout)
         check.facts["gpus"] = [line.strip() for line in out.splitlines() if line.strip()]
         major = int(check.facts["gpus"][0].split(",")[1].strip().split(".")[0])
-        if major < 580:
+        found = pick()[2]
+        torch = f"torch {found['torch']}" if found and found["torch"] else "the lock's torch (PyPI's CUDA 13 build)"
+        build = found.get("cuda_build") if found and found["torch"] else "13.0"
+        needed = driver_needed(build)
+        if needed and major < needed:
             raise RuntimeError(
-                f"driver {major} is older than 580, which torch 2.13's CUDA 13 wheels need; "
-                f"install the CUDA 12 build instead (README, GPU host)\n{out}"
+                f"driver {major} is older than {needed}, which {torch} (CUDA {build}) needs; use a torch built "
+                f"for this driver's CUDA, e.g. the CUDA 12 build (README, A GPU host)\n{out}"
             )
-        return out.strip().replace("\n", "; ")
+        return out.strip().replace("\n", "; ") + (f"; enough for {torch} (CUDA {build})" if needed else "")
 
     def device_nodes(timeout):
         nodes = gpu_nodes()

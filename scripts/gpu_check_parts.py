@@ -68,6 +68,13 @@ def find_python(given: str | None) -> tuple[str, str, dict | None]:
     return path, f"{where}: its torch {'sees CUDA' if found['cuda'] else 'sees no CUDA'}", found
 
 
+def driver_needed(cuda_build: str | None) -> int | None:
+    """The oldest NVIDIA driver (major) that runs a torch built for `cuda_build` ("13.0", "12.6"), by CUDA's
+    minor-version compatibility; None for a CPU build or one this does not know."""
+    major = (cuda_build or "").split(".")[0]
+    return {"13": 580, "12": 525, "11": 450}.get(major)
+
+
 class Skip(Exception):
     """The step does not apply on this host; the message says why."""
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -127,18 +128,7 @@ def test_make_gpu_check_prefers_a_python3_whose_torch_sees_cuda_and_never_instal
     """No PYTHON given: a python3 on PATH whose torch reports CUDA (an image's own, here a stand-in torch
     lacking numpy and PyYAML beside it) wins over this checkout's CPU-only .venv; the step then FAILs
     saying what to install, and installs nothing (no second torch beside the image's)."""
-    image = tmp_path / "image"  # its own Python: a venv with nothing but a stand-in CUDA torch
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(image)], check=True, timeout=120)
-    site = next(image.glob("lib/python3*/site-packages"))
-    (site / "torch").mkdir()
-    (site / "torch" / "__init__.py").write_text(
-        "class cuda:\n    is_available = staticmethod(lambda: True)\n\n\nclass version:\n    cuda = '13.0'\n"
-    )
-    (site / "torch-2.11.0+cu130.dist-info").mkdir()
-    (site / "torch-2.11.0+cu130.dist-info" / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0+cu130\n"
-    )
-    python, calls = _fake_python(tmp_path / "bin", target=str(image / "bin" / "python"))
+    python, calls = _image_python(tmp_path, cuda_build="13.0")
     done, steps = _make_gpu_check(tmp_path, python, given=False)
     packages = steps["python + packages"]
     assert packages["status"] == "FAIL", done.stdout + done.stderr
@@ -146,3 +136,35 @@ def test_make_gpu_check_prefers_a_python3_whose_torch_sees_cuda_and_never_instal
     assert "requirements-worker-base.txt" in packages["detail"] and "installed nothing" in packages["detail"]
     assert not any(word in call for call in calls.read_text().splitlines() for word in ("pip", "venv", "bootstrap"))
     assert not (tmp_path / "report" / "install.log").exists()
+
+
+def _image_python(tmp_path: Path, cuda_build: str) -> tuple[Path, Path]:
+    """A GPU image's own Python, as _fake_python gives it: a venv with nothing but a stand-in torch 2.11
+    built for `cuda_build` whose CUDA is available (numpy and PyYAML lacking)."""
+    image = tmp_path / "image"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(image)], check=True, timeout=120)
+    site = next(image.glob("lib/python3*/site-packages"))
+    (site / "torch").mkdir()
+    (site / "torch" / "__init__.py").write_text(
+        f"class cuda:\n    is_available = staticmethod(lambda: True)\n\n\nclass version:\n    cuda = {cuda_build!r}\n"
+    )
+    dist = site / f"torch-2.11.0+cu{cuda_build.replace('.', '')}.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: torch\nVersion: {dist.name[6:-10]}\n")
+    return _fake_python(tmp_path / "bin", target=str(image / "bin" / "python"))
+
+
+@pytest.mark.parametrize(("cuda_build", "status"), [("13.0", "FAIL"), ("12.6", "PASS")])
+def test_the_driver_step_asks_for_the_driver_the_chosen_torchs_cuda_build_needs(tmp_path, cuda_build, status):
+    """nvidia-smi reports driver 550: too old for a CUDA 13 torch (580+), enough for a CUDA 12 one (525+)."""
+    python, _ = _image_python(tmp_path, cuda_build)
+    smi = python.parent / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA H200, 550.54.15, 143771 MiB'\n")
+    smi.chmod(0o755)
+    done, steps = _make_gpu_check(tmp_path, python, given=False)
+    driver = steps["preflight: driver"]
+    assert driver["status"] == status, done.stdout
+    if status == "FAIL":
+        assert driver["detail"].startswith("driver 550 is older than 580, which torch 2.11.0+cu130 (CUDA 13.0) needs")
+    else:
+        assert driver["detail"] == "NVIDIA H200, 550.54.15, 143771 MiB; enough for torch 2.11.0+cu126 (CUDA 12.6)"
