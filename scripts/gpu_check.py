@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
     os.environ["GPU_CHECK_OUT"] = str(out_dir)
     check = Check(args.budget)
     started = time.time()
-    state = {"cuda": False, "gpus": 0, "python": "", "bwrap": False, "pytest_ignores": []}
+    state = {"cuda": False, "gpus": 0, "python": "", "bwrap": False, "has_pytest": False, "pytest_ignores": []}
 
     def python() -> str:
         if not state["python"]:
@@ -71,6 +71,8 @@ def main(argv: list[str]) -> int:
         )
 
     def pytest(*args: str) -> list[str]:
+        if not state["has_pytest"]:
+            raise Skip(f"no pytest in {python()}: pip install -r requirements-worker-test.txt there")
         return [python(), "-m", "pytest", "-c", "gpu_worker/pytest.ini", "-q", "-p", "no:randomly", *args]
 
     def pick() -> tuple[str, str, dict | None]:  # once: the driver and the packages steps both ask
@@ -95,7 +97,7 @@ def main(argv: list[str]) -> int:
             found = probe(chosen)
             if not found:
                 raise RuntimeError(f"{chosen} cannot import gpu_worker after the install")
-        state["python"] = chosen
+        state["python"], state["has_pytest"] = chosen, found["has_pytest"]
         check.facts["python"] = {"path": chosen, "chosen": how, **found}
         if not found["has_hypothesis"]:  # property tests only; no gpu marker among them
             state["pytest_ignores"] = [
