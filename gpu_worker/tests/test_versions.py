@@ -10,8 +10,8 @@ def _v(torch, triton=None, wanted=None):
 
 
 def test_this_hosts_torch_is_inside_the_supported_range():
-    assert versions.problems() == []
-    assert versions.found()["torch"].startswith("2.13.0")
+    """Whatever torch this host has (the lock's here and in CI, an image's own on a GPU host)."""
+    assert versions.problems() == [], versions.summary()
 
 
 def test_an_images_own_cuda_torch_inside_the_range_is_accepted():
