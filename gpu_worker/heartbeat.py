@@ -66,7 +66,9 @@ def _consumed_queues(app) -> list[str]:
 @worker_ready.connect(weak=False, dispatch_uid="gpu_worker.heartbeat")
 def _on_worker_ready(sender=None, **_kwargs) -> None:
     for problem in versions.problems():  # supported range: gpu_worker/versions.py
-        log.warning("unsupported worker dependency: %s", problem)
+        log.warning(
+            "unsupported worker dependency: %s (supported: gpu_worker/versions.py; README, A GPU host)", problem
+        )
     app = getattr(sender, "app", None)
     if app is not None:
         start_heartbeat(app, node=getattr(sender, "hostname", None), queues=_consumed_queues(app))

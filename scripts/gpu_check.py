@@ -24,7 +24,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
-from gpu_check_parts import VENV_PY, Check, Skip, find_python, gpu_nodes, probe, render_html, sh  # noqa: E402
+from gpu_check_parts import (  # noqa: E402
+    VENV_PY,
+    Check,
+    Skip,
+    complete,
+    driver_needed,
+    find_python,
+    gpu_nodes,
+    missing,
+    probe,
+    render_html,
+    sh,
+)
 
 from gpu_worker.contract import lab_slugs  # noqa: E402  (standard library only, like this script)
 
@@ -41,10 +53,12 @@ def main(argv: list[str]) -> int:
     os.environ["GPU_CHECK_OUT"] = str(out_dir)
     check = Check(args.budget)
     started = time.time()
-    state = {"cuda": False, "gpus": 0, "python": "", "bwrap": False, "pytest_ignores": []}
+    state = {"cuda": False, "gpus": 0, "python": "", "bwrap": False, "has_pytest": False, "pytest_ignores": []}
 
     def python() -> str:
-        return state["python"] or VENV_PY
+        if not state["python"]:
+            raise Skip("no Python with torch to run it (see python + packages)")
+        return state["python"]
 
     def unsandboxed_env() -> dict:
         return {} if state["bwrap"] else {"GPU_WORKER_UNSAFE_NO_SANDBOX": "1"}
@@ -52,22 +66,38 @@ def main(argv: list[str]) -> int:
     def unsandboxed_note(tests: bool = False) -> str:
         if state["bwrap"]:
             return ""
-        return "UNSANDBOXED (no bubblewrap; sandbox tests skipped): " if tests else "UNSANDBOXED (no bubblewrap): "
+        return (
+            "UNSANDBOXED (no bubblewrap; bubblewrap-only tests skipped): " if tests else "UNSANDBOXED (no bubblewrap): "
+        )
+
+    def pytest(*args: str) -> list[str]:
+        if not state["has_pytest"]:
+            raise Skip(f"no pytest in {python()}: pip install -r requirements-worker-test.txt there")
+        return [python(), "-m", "pytest", "-c", "gpu_worker/pytest.ini", "-q", "-p", "no:randomly", *args]
+
+    def pick() -> tuple[str, str, dict | None]:  # once: the driver and the packages steps both ask
+        if "picked" not in state:
+            state["picked"] = find_python(args.python)
+        return state["picked"]
 
     def packages(timeout):
-        chosen, how = find_python(args.python)
-        found = probe(chosen) if chosen else None
+        chosen, how, found = pick()
         installed = False
-        if not found or not (found["torch"] and found["has_numpy"] and found["has_yaml"]):
-            if chosen and how == "given":
-                raise RuntimeError(f"{chosen} lacks torch, numpy or PyYAML: {found}")
+        if not complete(found):
+            if how == "given" and not found:
+                raise RuntimeError(f"{chosen} (given) does not run, or cannot import gpu_worker; installed nothing")
+            if how == "given" or found["cuda"]:  # never a second torch beside the host's own
+                raise RuntimeError(
+                    f"{chosen} ({how}) lacks {missing(found)}: pip install -r requirements-worker-base.txt "
+                    "there, or point PYTHON= at a Python that has them; installed nothing"
+                )
             env = {"PIP_EXTRA_INDEX_URL": os.environ["TORCH_INDEX_URL"]} if os.environ.get("TORCH_INDEX_URL") else {}
             sh(["bash", "scripts/bootstrap.sh"], timeout, env=env, log="install")
-            chosen, how, installed = VENV_PY, "new .venv from the lock files", True
+            chosen, how, installed = VENV_PY, f"{how}, so a new .venv from the lock files", True
             found = probe(chosen)
             if not found:
                 raise RuntimeError(f"{chosen} cannot import gpu_worker after the install")
-        state["python"] = chosen
+        state["python"], state["has_pytest"] = chosen, found["has_pytest"]
         check.facts["python"] = {"path": chosen, "chosen": how, **found}
         if not found["has_hypothesis"]:  # property tests only; no gpu marker among them
             state["pytest_ignores"] = [
@@ -75,9 +105,9 @@ def main(argv: list[str]) -> int:
                 "--ignore=gpu_worker/tests/engine/test_scheduler_invariants.py",
             ]
         summary = (
-            f"{chosen} ({how}; Python {found['python']}): torch {found['torch']} (CUDA build "
+            f"{'installed .venv' if installed else 'installed nothing'}; torch {found['torch']} (CUDA build "
             f"{found.get('cuda_build')}), triton {found['triton'] or 'none'}, numpy {found['numpy']}, "
-            f"PyYAML {found['PyYAML']}; {'installed' if installed else 'installed nothing'}"
+            f"PyYAML {found['PyYAML']}, Python {found['python']}: {chosen} ({how})"
         )
         lacks = [name for name in ("pytest",) if not found[f"has_{name}"]]
         if found["problems"] or lacks:
@@ -91,12 +121,16 @@ def main(argv: list[str]) -> int:
         out = sh(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"], timeout)
         check.facts["gpus"] = [line.strip() for line in out.splitlines() if line.strip()]
         major = int(check.facts["gpus"][0].split(",")[1].strip().split(".")[0])
-        if major < 580:
+        found = pick()[2]
+        torch = f"torch {found['torch']}" if found and found["torch"] else "the lock's torch (PyPI's CUDA 13 build)"
+        build = found.get("cuda_build") if found and found["torch"] else "13.0"
+        needed = driver_needed(build)
+        if needed and major < needed:
             raise RuntimeError(
-                f"driver {major} is older than 580, which torch 2.13's CUDA 13 wheels need; "
-                f"install the CUDA 12 build instead (README, GPU host)\n{out}"
+                f"driver {major} is older than {needed}, which {torch} (CUDA {build}) needs; use a torch built "
+                f"for this driver's CUDA, e.g. the CUDA 12 build (README, A GPU host)\n{out}"
             )
-        return out.strip().replace("\n", "; ")
+        return out.strip().replace("\n", "; ") + (f"; enough for {torch} (CUDA {build})" if needed else "")
 
     def device_nodes(timeout):
         nodes = gpu_nodes()
@@ -149,33 +183,19 @@ def main(argv: list[str]) -> int:
         return f"{status['device']}, {status['gpus']} GPU(s)"
 
     def needs_cuda():
+        python()
         if not state["cuda"]:
             raise Skip("no usable CUDA on this host")
 
     def gpu_tests(timeout):
         needs_cuda()
-        # the Triton and NCCL tests run in their own steps below
-        out = sh(
-            [
-                python(),
-                "-m",
-                "pytest",
-                "-c",
-                "gpu_worker/pytest.ini",
-                "gpu_worker/tests",
-                "-m",
-                "gpu",
-                *state["pytest_ignores"],
-                "-q",
-                "-p",
-                "no:randomly",
-                "-rs",
-                "--ignore=gpu_worker/tests/engine/test_triton_attention.py",
-                "--ignore=gpu_worker/tests/collectives/test_nccl.py",
-            ],
-            timeout,
-            log="gpu-tests",
-        )
+        # the Triton and NCCL tests run in their own steps below; without bwrap the rest run unsandboxed
+        ignores = [
+            "--ignore=gpu_worker/tests/engine/test_triton_attention.py",
+            "--ignore=gpu_worker/tests/collectives/test_nccl.py",
+        ]
+        command = pytest("gpu_worker/tests", "-m", "gpu", "-rs", *state["pytest_ignores"], *ignores)
+        out = sh(command, timeout, env=unsandboxed_env(), log="gpu-tests")
         return unsandboxed_note(tests=True) + out.strip().splitlines()[-1]
 
     def lab(slug):
@@ -210,21 +230,7 @@ def main(argv: list[str]) -> int:
 
     def triton_correct(timeout):
         needs_cuda()
-        out = sh(
-            [
-                python(),
-                "-m",
-                "pytest",
-                "-c",
-                "gpu_worker/pytest.ini",
-                "gpu_worker/tests/engine/test_triton_attention.py",
-                "-q",
-                "-p",
-                "no:randomly",
-            ],
-            timeout,
-            log="triton-tests",
-        )
+        out = sh(pytest("gpu_worker/tests/engine/test_triton_attention.py"), timeout, log="triton-tests")
         return out.strip().splitlines()[-1]
 
     def attention_bench(timeout):
@@ -279,21 +285,7 @@ def main(argv: list[str]) -> int:
         needs_cuda()
         if state["gpus"] < 2:
             raise Skip(f"{state['gpus']} GPU: NCCL collectives need 2 or more")
-        sh(
-            [
-                python(),
-                "-m",
-                "pytest",
-                "-c",
-                "gpu_worker/pytest.ini",
-                "gpu_worker/tests/collectives/test_nccl.py",
-                "-q",
-                "-p",
-                "no:randomly",
-            ],
-            timeout / 2,
-            log="nccl-tests",
-        )
+        sh(pytest("gpu_worker/tests/collectives/test_nccl.py"), timeout / 2, log="nccl-tests")
         path = out_dir / "collectives.json"
         sh(
             [
@@ -321,18 +313,17 @@ def main(argv: list[str]) -> int:
 
     check.run("preflight: driver", 30, driver)
     check.run("preflight: device nodes", 30, device_nodes)
-    check.run("preflight: compiler + Python.h", 30, compiler)
     state["bwrap"] = check.run("preflight: bubblewrap", 30, bubblewrap)
-    check.run("python + packages", 300, packages)
-    if state["python"]:  # a version outside the supported range FAILs above, and the GPU steps still run
-        check.run("CUDA usable (device_status)", 60, device)
-        check.run("gpu-marked tests", 240, gpu_tests)
-        for slug in lab_slugs():
-            check.run(f"lab {slug}: reference on CUDA", 120, lab(slug))
-        check.run("Triton correctness", 120, triton_correct)
-        check.run("Triton bandwidth vs SDPA", 150, attention_bench)
-        check.run("engine benchmark (small)", 150, engine_bench)
-        check.run("collectives on NCCL", 240, collectives)
+    check.run("python + packages", 300, packages)  # a FAIL here with a Python chosen still runs the rest with it
+    check.run("compiler + Python.h", 30, compiler)
+    check.run("CUDA usable (device_status)", 60, device)
+    check.run("gpu-marked tests", 240, gpu_tests)
+    for slug in lab_slugs():
+        check.run(f"lab {slug}: reference on CUDA", 120, lab(slug))
+    check.run("Triton correctness", 120, triton_correct)
+    check.run("Triton bandwidth vs SDPA", 150, attention_bench)
+    check.run("engine benchmark (small)", 150, engine_bench)
+    check.run("collectives on NCCL", 240, collectives)
     report = {
         "host": platform.node(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),

@@ -35,21 +35,44 @@ def probe(python: str, timeout: float = 90) -> dict | None:
         return None
 
 
-def find_python(given: str | None) -> tuple[str, str]:
-    """The Python to check with, and how it was chosen."""
+def complete(found: dict | None) -> bool:
+    """Whether a probed Python has what grading needs: torch, numpy and PyYAML."""
+    return bool(found and found["torch"] and found["has_numpy"] and found["has_yaml"])
+
+
+def missing(found: dict | None) -> str:
+    """What of torch, numpy and PyYAML a probed Python lacks, in words ("torch, numpy and PyYAML" if unknown)."""
+    lacking = [
+        name
+        for name, key in (("torch", "torch"), ("numpy", "has_numpy"), ("PyYAML", "has_yaml"))
+        if not (found and found[key])
+    ]
+    return ", ".join(lacking[:-1]) + (" and " if len(lacking) > 1 else "") + lacking[-1] if lacking else ""
+
+
+def find_python(given: str | None) -> tuple[str, str, dict | None]:
+    """The Python to check with, how it was chosen, and what it has (probe()). The given one, as it is; else,
+    among .venv's and the python3s on PATH, the first whose torch sees CUDA (so a GPU image's own torch
+    wins over a CPU-only .venv), preferring one that also has numpy and PyYAML; else the first with torch;
+    else ("", why, None), and the caller creates .venv."""
     if given:
-        return shutil.which(given) or given, "given"
-    if os.path.exists(VENV_PY):
-        return VENV_PY, ".venv"
-    candidates = [p for name in ("python3", "python3.12", "python3.11", "python") if (p := shutil.which(name))]
-    found = [(p, probe(p)) for p in dict.fromkeys(candidates)]
-    with_torch = [(p, v) for p, v in found if v and v["torch"]]
-    for p, v in with_torch:
-        if v["cuda"]:
-            return p, "found on PATH (its torch sees CUDA)"
-    if with_torch:
-        return with_torch[0][0], "found on PATH (has torch, no CUDA)"
-    return "", "none on PATH has torch"
+        path = shutil.which(given) or given
+        return path, "given", probe(path)
+    candidates = [VENV_PY] if os.path.exists(VENV_PY) else []
+    candidates += [p for name in ("python3", "python3.12", "python3.11", "python") if (p := shutil.which(name))]
+    with_torch = [(p, v) for p in dict.fromkeys(candidates) if (v := probe(p)) and v["torch"]]
+    if not with_torch:
+        return "", "none of .venv and the python3s on PATH has torch", None
+    path, found = max(with_torch, key=lambda pv: (pv[1]["cuda"], complete(pv[1])))  # max keeps the first of ties
+    where = ".venv" if path == VENV_PY else "found on PATH"
+    return path, f"{where}: its torch {'sees CUDA' if found['cuda'] else 'sees no CUDA'}", found
+
+
+def driver_needed(cuda_build: str | None) -> int | None:
+    """The oldest NVIDIA driver (major) that runs a torch built for `cuda_build` ("13.0", "12.6"), by CUDA's
+    minor-version compatibility; None for a CPU build or one this does not know."""
+    major = (cuda_build or "").split(".")[0]
+    return {"13": 580, "12": 525, "11": 450}.get(major)
 
 
 class Skip(Exception):

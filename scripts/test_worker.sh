@@ -1,24 +1,48 @@
 #!/usr/bin/env bash
-# The worker's own tests (no Django) with another Python, e.g. PYTHON=python3.12 (CI's second leg).
-# Uses that Python's torch if it has one; otherwise a venv in var/venv-<version> with the worker's pins,
-# unless torch would be a multi-GB download (no wheel for that Python on this disk): then SKIP, saying so.
+# The worker's own tests (no Django: gpu_worker/pytest.ini) with another Python, e.g. PYTHON=python3.12
+# (CI's second leg). Uses that Python as it is when it has torch, numpy, PyYAML and pytest; else a venv
+# in var/venv-<version> with the worker's lock: torch from a wheel on this disk, or, with
+# WORKER_TORCH_DOWNLOAD=1 (CI sets it), the CPU build from TORCH_CPU_INDEX (~200 MB, not PyPI's multi-GB
+# CUDA one). Where neither is possible it prints one SKIP line saying why and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3.12}
+TORCH_CPU_INDEX=${TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
+wheels=${PIP_FIND_LINKS:-/opt/wheels}  # a folder of wheels, as pip.conf names it here
+needs="import torch, numpy, yaml, pytest"
 if ! "$PYTHON" -c pass >/dev/null 2>&1; then echo "SKIP worker tests on $PYTHON: not installed here"; exit 0; fi
 version=$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+torch_pin=$(sed -n 's/^torch==//p' requirements-worker.lock)
 py=$PYTHON
-if ! "$PYTHON" -c "import torch, numpy, yaml, pytest" 2>/dev/null; then
-  tag="cp${version/./}"
-  if ! ls /opt/wheels/torch-2.13.0*-"$tag"-*.whl >/dev/null 2>&1 && [ "${WORKER_TORCH_DOWNLOAD:-0}" != 1 ]; then
-    echo "SKIP worker tests on Python $version: no torch for it on this host without a multi-GB download" \
-      "(set WORKER_TORCH_DOWNLOAD=1 to fetch one)"
-    exit 0
-  fi
+if ! "$PYTHON" -c "$needs" 2>/dev/null; then
   venv="var/venv-$version"
-  [ -x "$venv/bin/python" ] || "$PYTHON" -m venv "$venv"
-  "$venv/bin/pip" install -q -r requirements-worker.lock -r requirements-worker-test.txt
   py="$venv/bin/python"
+  if ! { [ -x "$py" ] && "$py" -c "$needs" 2>/dev/null; }; then
+    tag="cp${version/./}"
+    if ls "$wheels"/torch-"$torch_pin"*-"$tag"-*.whl >/dev/null 2>&1; then
+      how=local
+    elif [ "${WORKER_TORCH_DOWNLOAD:-0}" != 1 ]; then
+      echo "SKIP worker tests on Python $version: no torch $torch_pin for it on this disk" \
+        "(WORKER_TORCH_DOWNLOAD=1 fetches the CPU build from $TORCH_CPU_INDEX)"
+      exit 0
+    elif ! "$PYTHON" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=15)" \
+      "$TORCH_CPU_INDEX" >/dev/null 2>&1; then
+      echo "SKIP worker tests on Python $version: no torch $torch_pin for it on this disk and" \
+        "$TORCH_CPU_INDEX is unreachable"
+      exit 0
+    else
+      how=download
+    fi
+    [ -x "$py" ] || "$PYTHON" -m venv "$venv"
+    if [ "$how" = local ]; then
+      "$venv/bin/pip" install -q -r requirements-worker.lock -r requirements-worker-test.txt
+    else
+      echo "==> $venv: the worker's lock, with torch $torch_pin's CPU build from $TORCH_CPU_INDEX"
+      grep -vE '^(torch|triton)==' requirements-worker.lock >"$venv/worker-cpu.lock"
+      "$venv/bin/pip" install -q -r "$venv/worker-cpu.lock" -r requirements-worker-test.txt
+      "$venv/bin/pip" install -q --no-deps --index-url "$TORCH_CPU_INDEX" "torch==$torch_pin+cpu"
+    fi
+  fi
 fi
-echo "==> worker tests on $("$py" --version)"
+echo "==> worker tests on $("$py" --version) ($py)"
 exec nice "$py" -m pytest -c gpu_worker/pytest.ini gpu_worker/tests -m "not gpu" -q "$@"
