@@ -7,6 +7,7 @@ follows the same rule.
 """
 
 import atexit
+import fcntl
 import os
 import shutil
 import socket
@@ -21,6 +22,7 @@ CLAIM_KEY = "course-tests:claimed-by"
 
 redis_url: str | None = None
 redis_missing_reason = ""
+held_locks: dict[str, int] = {}  # claimed database URL -> the fd whose flock holds it
 
 
 def _ping(url: str) -> bool:
@@ -33,17 +35,39 @@ def _ping(url: str) -> bool:
 
 
 def _claim_free_db(host_url: str) -> str | None:
-    """A database number nobody else's test run is using: empty, then claimed with SET NX."""
+    """A database number no other test run on this host is using, whatever those runs flush: each number is
+    held with flock on a host-wide file for as long as this process lives (the lock goes when it dies), and a
+    database is taken only when it is empty or was left by a test run (its claim key)."""
     import redis
 
+    port = host_url.rsplit(":", 1)[-1]
     token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     for number in range(15, 0, -1):
+        path = os.path.join(tempfile.gettempdir(), f"course-tests-redis-{port}-{number}.lock")
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
         client = redis.Redis.from_url(f"{host_url}/{number}", socket_timeout=1)
-        if client.dbsize() == 0 and client.set(CLAIM_KEY, token, nx=True, ex=3 * 3600):
-            url = f"{host_url}/{number}"
-            atexit.register(lambda c=client: c.flushdb())
-            return url
+        if client.dbsize() and not client.exists(CLAIM_KEY):  # someone's data, not a test run's: leave it
+            os.close(fd)
+            continue
+        client.flushdb()  # what a test run that died left behind
+        client.set(CLAIM_KEY, token)
+        url = f"{host_url}/{number}"
+        held_locks[url] = fd
+        atexit.register(lambda c=client: c.flushdb())
+        return url
     return None
+
+
+def release_db(url: str) -> None:
+    """Give back a database claimed by this process (tests of the claim itself)."""
+    fd = held_locks.pop(url, None)
+    if fd is not None:
+        os.close(fd)
 
 
 def _start_redis_server() -> str | None:

@@ -1,6 +1,7 @@
 """Grades one submission: source checks, a sandboxed session, the lab's grader, then the result JSON."""
 
 import importlib
+import logging
 import random
 import secrets
 import time
@@ -9,10 +10,11 @@ from gpu_worker import contract
 from gpu_worker.contract.result import LabResult
 from gpu_worker.graders.result import Report
 from gpu_worker.graders.source_checks import SourceProblem, check_python_source
-from gpu_worker.sandbox import LearnerError, LearnerSession, Limits
+from gpu_worker.sandbox import LearnerError, LearnerSession, Limits, cgroup
 from gpu_worker.worker_info import worker_info
 
 # Each lab's grader is the module named like its slug: gpu_worker/graders/<slug with underscores>.py.
+log = logging.getLogger(__name__)
 GRADER_MODULES = {slug: slug.replace("-", "_") for slug in contract.lab_slugs()}
 
 
@@ -59,8 +61,10 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None) 
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     options = getattr(grader, "session_options", dict)()
     ranks = getattr(grader, "RANKS", 0)  # a lab with ranks gets one sandbox per rank
+    run_limits = lab_limits(report.lab).updated(limits)
+    group = submission_group(run_limits)  # one cgroup over every sandbox of the submission (the ring's ranks)
     sessions = [
-        LearnerSession(source, grader.FUNCTIONS, lab_limits(report.lab).updated(limits), **options)
+        LearnerSession(source, grader.FUNCTIONS, run_limits, group_parent=group, **options)
         for _ in range(max(1, ranks))
     ]
     try:
@@ -81,9 +85,20 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None) 
             session.request_exit()
         for session in sessions:
             session.close()
+        if group is not None:
+            group.remove()
         report.stdout = _stdout(sessions)
     if report.failure is None and any(test.passed is None for test in report.tests.values()):
         report.fail("internal_error", "the grader stopped before running every test")
+
+
+def submission_group(limits: Limits):
+    """The submission's cgroup (memory and processes summed over its sandboxes), or None without cgroups."""
+    try:
+        return cgroup.create(limits.run_memory_bytes, limits.run_pids)
+    except OSError as error:
+        log.error("could not create a submission cgroup (%s); each sandbox is bounded on its own", error)
+        return None
 
 
 def _open(sessions: list[LearnerSession]) -> None:

@@ -133,11 +133,12 @@ def _find_hierarchy() -> Hierarchy | None:
 class RunGroup:
     """The cgroup(s) of one run. `enter()` runs in the child between fork and exec."""
 
-    def __init__(self, hierarchy_: Hierarchy, memory_bytes: int, max_pids: int):
+    def __init__(self, hierarchy_: Hierarchy, memory_bytes: int, max_pids: int, parent: "RunGroup | None" = None):
         name = f"{RUN_PREFIX}{OWNER}-{uuid.uuid4().hex[:16]}"
         self.version = hierarchy_.version
-        self.memory_dir = hierarchy_.memory_parent / name
-        self.pids_dir = hierarchy_.pids_parent / name
+        self.parent = parent  # the submission's group: its caps bound every sandbox of the submission together
+        self.memory_dir = (parent.memory_dir if parent else hierarchy_.memory_parent) / name
+        self.pids_dir = (parent.pids_dir if parent else hierarchy_.pids_parent) / name
         self.dirs = [self.memory_dir] if self.pids_dir == self.memory_dir else [self.memory_dir, self.pids_dir]
         try:
             for folder in self.dirs:
@@ -147,6 +148,14 @@ class RunGroup:
             self.remove()
             raise
         self._procs_files = [str(folder / "cgroup.procs") for folder in self.dirs]
+
+    def child(self, memory_bytes: int, max_pids: int) -> "RunGroup":
+        """A group inside this one (one sandbox of a submission): its own caps, and this group's over all."""
+        if self.version == 2:
+            (self.memory_dir / "cgroup.subtree_control").write_text("+memory +pids")
+        else:
+            _write_if_present(self.memory_dir / "memory.use_hierarchy", "1")
+        return RunGroup(Hierarchy(self.version, self.memory_dir, self.pids_dir), memory_bytes, max_pids, self)
 
     def _set_limits(self, memory_bytes: int, max_pids: int) -> None:
         if self.version == 2:
@@ -171,23 +180,26 @@ class RunGroup:
     def oom_kills(self) -> int:
         """How many processes of the run the kernel killed for going over the run's memory."""
         name = "memory.events" if self.version == 2 else "memory.oom_control"
+        above = self.parent.oom_kills() if self.parent else 0  # the submission's cap, hit by any of its sandboxes
         try:
             text = (self.memory_dir / name).read_text()
         except OSError:
-            return 0
+            return above
         for line in text.splitlines():
             key, _, value = line.partition(" ")
             if key == "oom_kill":
-                return int(value)
-        return 0
+                return int(value) + above
+        return above
 
     def pids(self) -> list[int]:
+        """The processes in the run's cgroups and in any group inside them (a submission's sandboxes)."""
         found = set()
         for folder in self.dirs:
-            try:
-                found.update(int(pid) for pid in (folder / "cgroup.procs").read_text().split())
-            except OSError:
-                pass
+            for procs in [folder / "cgroup.procs", *folder.glob(f"{RUN_PREFIX}*/cgroup.procs")]:
+                try:
+                    found.update(int(pid) for pid in procs.read_text().split())
+                except OSError:
+                    pass
         return sorted(found)
 
     def kill_all(self) -> None:
@@ -206,21 +218,39 @@ class RunGroup:
             time.sleep(0.01)
 
     def remove(self) -> None:
-        """Kill what is left and remove the cgroups; a cgroup empties a moment after its last exit."""
+        """Kill what is left and remove the cgroups (inner ones first); a cgroup empties a moment after its
+        last exit."""
         self.kill_all()
         for folder in self.dirs:
-            for attempt in range(200):
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    if attempt % 20 == 19:
-                        self.kill_all()
-                    time.sleep(0.01)
-            else:
-                log.error("could not remove run cgroup %s", folder)
+            for inner in sorted(folder.glob(f"{RUN_PREFIX}*")):  # a sandbox's group its process left behind
+                _remove_folder(inner)
+            _remove_folder(folder)
+
+
+def _kill_procs(folder: Path) -> None:
+    try:
+        pids = [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _remove_folder(folder: Path) -> None:
+    for attempt in range(200):
+        try:
+            folder.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if attempt % 20 == 19:
+                _kill_procs(folder)
+            time.sleep(0.01)
+    log.error("could not remove run cgroup %s", folder)
 
 
 def _write_if_present(path: Path, value: str) -> bool:
@@ -231,8 +261,11 @@ def _write_if_present(path: Path, value: str) -> bool:
         return False
 
 
-def create(memory_bytes: int, max_pids: int) -> RunGroup | None:
-    """A fresh run cgroup with these caps, or None where this host offers none."""
+def create(memory_bytes: int, max_pids: int, parent: RunGroup | None = None) -> RunGroup | None:
+    """A fresh run cgroup with these caps (inside `parent`, a submission's group, when given), or None where
+    this host offers none."""
+    if parent is not None:
+        return parent.child(memory_bytes, max_pids)
     found = hierarchy()
     if found is None:
         return None
@@ -254,6 +287,9 @@ def _sweep(found: Hierarchy) -> None:
         for folder in parent.glob(f"{RUN_PREFIX}*"):
             try:
                 if now - folder.stat().st_mtime > STALE_S and not (folder / "cgroup.procs").read_text().strip():
+                    for inner in folder.glob(f"{RUN_PREFIX}*"):  # a submission's sandboxes, as empty
+                        if not (inner / "cgroup.procs").read_text().strip():
+                            inner.rmdir()
                     folder.rmdir()
                     log.warning("removed run cgroup %s left by a worker that died mid-run", folder)
             except OSError:

@@ -58,8 +58,10 @@ class SandboxProcess:
         env: dict | None = None,
         level: str | None = None,
         python_args: list[str] | None = None,
+        group_parent: "cgroup.RunGroup | None" = None,
     ):
         self.limits = limits
+        self.group_parent = group_parent  # the submission's cgroup, bounding all its sandboxes together
         self.level = level or isolation.sandbox_level()
         self.file_binds = dict(file_binds or {})
         self.env = isolation.sandbox_env(env)
@@ -254,7 +256,7 @@ class SandboxProcess:
 
     def _make_run_group(self):
         try:
-            return cgroup.create(self.limits.run_memory_bytes, self.limits.run_pids)
+            return cgroup.create(self.limits.run_memory_bytes, self.limits.run_pids, parent=self.group_parent)
         except OSError as error:  # the host offered cgroups at start-up: say so, bound the run by the poller
             log.error("could not create a run cgroup (%s); this run is bounded by rlimits and a poller", error)
             return None

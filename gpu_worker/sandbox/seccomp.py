@@ -2,7 +2,7 @@
 
 It refuses (EPERM) the system calls learner code never needs and that widen the kernel's attack
 surface: debugging other processes, mounts and namespaces, kernel modules and keys, eBPF and perf,
-io_uring, memfd_secret, AF_VSOCK sockets, clocks, swap and reboot. Threads, fork/spawn, sockets on loopback (gloo) and everything
+io_uring, memfd_secret, AF_VSOCK sockets, file locks (flock, fcntl record locks), clocks, swap and reboot. Threads, fork/spawn, sockets on loopback (gloo) and everything
 `import torch` does stay allowed. Built in pure Python so the worker needs no libseccomp.
 """
 
@@ -62,6 +62,7 @@ DENIED = {
     "lookup_dcookie": (212, 18),
     "nfsservctl": (180, 42),
     "memfd_secret": (447, 447),
+    "flock": (73, 32),  # a lock on a file every rank can open would signal outside the relay
     "iopl": (172, None),
     "ioperm": (173, None),
     "uselib": (134, None),
@@ -75,6 +76,8 @@ CLONE3 = (435, 435)  # its flags sit behind a pointer BPF cannot follow: ENOSYS 
 PERSONALITY = (135, 92)
 SOCKET = (41, 198)
 AF_VSOCK = 40  # host<->VM sockets: nothing of ours uses them
+FCNTL = (72, 25)
+LOCK_COMMANDS = (5, 6, 7, 36, 37, 38)  # F_GETLK, F_SETLK, F_SETLKW and their open-file (OFD) forms
 # clone flags that make new namespaces (CLONE_NEWTIME shares its bit with the exit signal, so it is not here)
 NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 # personality values glibc and Python ask for (query, PER_LINUX variants); ADDR_NO_RANDOMIZE & co are refused
@@ -85,7 +88,7 @@ X32_SYSCALL_BIT = 0x40000000
 EPERM, ENOSYS = 1, 38
 RET_KILL_PROCESS, RET_ALLOW, RET_ERRNO = 0x80000000, 0x7FFF0000, 0x00050000
 LD_ABS_W, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
-NR_OFFSET, ARCH_OFFSET, ARG0_LOW_OFFSET = 0, 4, 16  # struct seccomp_data, little-endian
+NR_OFFSET, ARCH_OFFSET, ARG0_LOW_OFFSET, ARG1_LOW_OFFSET = 0, 4, 16, 24  # struct seccomp_data, little-endian
 
 
 def supported() -> bool:
@@ -116,28 +119,25 @@ def program(machine: str | None = None) -> bytes:
             code += [_op(JEQ, numbers[column], jf=1), deny]
     code += [_op(JEQ, CLONE3[column], jf=1), nosys]
     # socket: allowed unless it is AF_VSOCK
-    code += [
-        _op(JEQ, SOCKET[column], jf=4),
-        _op(LD_ABS_W, ARG0_LOW_OFFSET),
-        _op(JEQ, AF_VSOCK, jf=1),
-        deny,
-        _op(RET, RET_ALLOW),
-    ]
+    code += _on_argument(SOCKET[column], ARG0_LOW_OFFSET, [(JEQ, AF_VSOCK)], on_match=deny)
     # clone: allowed unless it asks for a namespace
-    code += [
-        _op(JEQ, CLONE[column], jf=4),
-        _op(LD_ABS_W, ARG0_LOW_OFFSET),
-        _op(JSET, NAMESPACE_FLAGS, jf=1),
-        deny,
-        _op(RET, RET_ALLOW),
-    ]
+    code += _on_argument(CLONE[column], ARG0_LOW_OFFSET, [(JSET, NAMESPACE_FLAGS)], on_match=deny)
+    # fcntl: no record locks (a lock on a file every rank can open is a channel outside the relay)
+    code += _on_argument(FCNTL[column], ARG1_LOW_OFFSET, [(JEQ, cmd) for cmd in LOCK_COMMANDS], on_match=deny)
     # personality: only the harmless values
-    allowed = len(ALLOWED_PERSONALITIES)
-    code += [_op(JEQ, PERSONALITY[column], jf=allowed + 2), _op(LD_ABS_W, ARG0_LOW_OFFSET)]
-    for index, value in enumerate(ALLOWED_PERSONALITIES):
-        code.append(_op(JEQ, value, jt=allowed - index))  # to the RET_ALLOW after `deny`
-    code += [deny, _op(RET, RET_ALLOW)]
+    tests = [(JEQ, value) for value in ALLOWED_PERSONALITIES]
+    code += _on_argument(PERSONALITY[column], ARG0_LOW_OFFSET, tests, on_match=_op(RET, RET_ALLOW), otherwise=deny)
+    code.append(_op(RET, RET_ALLOW))  # every other call
     return b"".join(code)
+
+
+def _on_argument(number: int, offset: int, tests: list, on_match: bytes, otherwise: bytes | None = None) -> list:
+    """For system call `number`: load the argument word at `offset`; if any (jump op, k) test holds, return
+    `on_match`, else `otherwise` (allow). Other calls fall through to what follows."""
+    body = [_op(LD_ABS_W, offset)]
+    body += [_op(op, k, jt=len(tests) - index) for index, (op, k) in enumerate(tests)]  # to on_match
+    body += [otherwise or _op(RET, RET_ALLOW), on_match]
+    return [_op(JEQ, number, jf=len(body))] + body
 
 
 def program_fd() -> int:
@@ -150,6 +150,7 @@ def program_fd() -> int:
 
 # What bubblewrap itself calls to build a sandbox as an unprivileged user: the worker container must allow these.
 BWRAP_NEEDS = ("mount", "umount2", "pivot_root", "chroot", "unshare", "sethostname")
+WORKER_NEEDS = ("flock",)  # the worker's own locks (uids.py): refused to learner code only
 
 
 def container_profile() -> dict:
@@ -158,7 +159,9 @@ def container_profile() -> dict:
     profile allows those only with CAP_SYS_ADMIN, which the worker does not get."""
     names = {
         column: sorted(
-            name for name, numbers in DENIED.items() if name not in BWRAP_NEEDS and numbers[column] is not None
+            name
+            for name, numbers in DENIED.items()
+            if name not in BWRAP_NEEDS + WORKER_NEEDS and numbers[column] is not None
         )
         for column in (0, 1)
     }

@@ -32,11 +32,12 @@ class LearnerSession:
         env: dict | None = None,
         level: str | None = None,
         preload: list[str] | None = None,
+        group_parent=None,
     ):
         self.source, self.functions = source, list(functions)
         self.preload = list(preload or [])  # bound modules whose prepare() runs before the learner's file
         self.limits = limits or Limits()
-        self.process = SandboxProcess([], self.limits, file_binds, env, level)
+        self.process = SandboxProcess([], self.limits, file_binds, env, level, group_parent=group_parent)
         self.missing: list[str] = []
         self._to_child = self._from_child = None
         self.nonce = ""
