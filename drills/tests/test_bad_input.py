@@ -1,5 +1,7 @@
 """Tampered or malformed posts get a plain 400 and store nothing; CSRF guards every post."""
 
+import json
+
 import pytest
 from django.test import Client
 
@@ -111,17 +113,17 @@ def test_malformed_bodies_are_refused(learner_client, drills, body, content_type
 
 def test_brackets_inside_strings_are_text_not_nesting(learner_client, drills):
     round_token = fresh_round(learner_client, drills["spot"])
-    body = '{"round": "%s", "line": "%s\\"%s"}' % (round_token, "[{" * 1_000, "]" * 1_000)
+    body = json.dumps({"round": round_token, "line": "[{" * 1_000 + '"' + "]" * 1_000})
     response = learner_client.post(drill_url(drills["spot"], "answer"), body, content_type="application/json")
     assert response.status_code == 400 and "whole number" in response.content.decode()
 
 
 def test_a_json_answer_nested_as_deep_as_allowed_is_read(learner_client, drills):
     round_token = fresh_round(learner_client, drills["spot"])
-    body = '{"round": "%s", "line": %s4%s}' % (round_token, "[" * 9, "]" * 9)
+    body = json.dumps({"round": round_token, "line": "@"}).replace('"@"', "[" * 9 + "4" + "]" * 9)
     response = learner_client.post(drill_url(drills["spot"], "answer"), body, content_type="application/json")
     assert response.status_code == 400 and "string or a number" in response.content.decode()  # read, then refused
-    flat = '{"round": "%s", "line": ["4"]}' % round_token
+    flat = json.dumps({"round": round_token, "line": ["4"]})
     response = learner_client.post(drill_url(drills["spot"], "answer"), flat, content_type="application/json")
     assert response.status_code == 200 and Attempt.objects.count() == 1
 
