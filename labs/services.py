@@ -9,6 +9,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import RedisError
 
 from gpu_worker.contract import MAX_SOURCE_BYTES, wire
 from gpu_worker.contract.result import LabResult
@@ -83,7 +85,7 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
         raise SubmissionRefused(
             "You already have a run waiting for this lab; it must finish before the next one."
         ) from None
-    transaction.on_commit(lambda: enqueue(submission), robust=True)  # broker down: the reaper retries
+    transaction.on_commit(lambda: send_or_give_back(submission))
     submission.runs_ahead = waiting_everywhere  # each was sent before this one: what its panel shows first
     return submission
 
@@ -94,7 +96,7 @@ def submission_regrade(*, submission: Submission) -> Submission:
     regrade = Submission.objects.create(
         learner=original.learner, lab=original.lab, mode=original.mode, source=original.source, regrade_of=original
     )
-    transaction.on_commit(lambda: enqueue(regrade), robust=True)
+    transaction.on_commit(lambda: send_or_give_back(regrade))
     return regrade
 
 
@@ -110,6 +112,30 @@ def enqueue(submission: Submission) -> None:
         queue=wire.GRADING_QUEUE,
         link=signature(wire.LAB_RESULT, queue=wire.WEB_QUEUE),
     )
+
+
+NOT_SENT_MESSAGE = (
+    "The grading queue could not be reached, so this run was not sent. This is our fault, not your code's; "
+    "nothing counts against you: run it again in a moment."
+)
+
+
+def send_or_give_back(submission: Submission) -> bool:
+    """Send the run; if the broker cannot take it, end it at once as not sent, so the learner may send it again
+    (rather than wait behind a run the site knows no worker will see). A result that still arrives wins."""
+    try:
+        enqueue(submission)
+        return True
+    except (KombuOperationalError, RedisError, OSError) as error:
+        log.warning("labs: submission %s not sent, the broker is away: %s", submission.pk, error)
+    Submission.objects.filter(pk=submission.pk, status=Status.QUEUED).update(
+        status=Status.DONE,
+        verdict="internal_error",
+        message=NOT_SENT_MESSAGE,
+        result={"reaped": True},
+        finished_at=timezone.now(),
+    )
+    return False
 
 
 def submission_mark_running(*, submission_id: int, worker_host: str = "") -> bool:
