@@ -66,6 +66,9 @@ def submissions_reap_stale(*, now=None) -> dict:
     return counts
 
 
+BEAT_SLACK_S = 2.0  # a beat counts as naming what its worker grades once it is this much younger than the start
+
+
 def submissions_resend_lost(*, now=None) -> int:
     """Send again every waiting run sent to the broker before it last started empty: queued then, or running
     then and named by no live grading worker that has beaten since it started. Returns how many."""
@@ -95,9 +98,6 @@ def submissions_resend_lost(*, now=None) -> int:
     if resent:
         log.warning("labs reaper: %s runs the broker lost sent again (it started empty at %s)", resent, emptied_at)
     return resent
-
-
-BEAT_SLACK_S = 2.0  # a beat counts as naming what its worker grades once it is this much younger than the start
 
 
 def _resend(submission: Submission, now) -> int:

@@ -63,7 +63,8 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     cap = settings.LABS["HOURLY_CAP"]
     own = Submission.objects.filter(learner=learner, regrade_of__isnull=True).aggregate(
         waiting=Count("pk", filter=Q(lab=lab, status__in=[Status.QUEUED, Status.RUNNING])),
-        this_hour=Count("pk", filter=Q(created_at__gte=timezone.now() - timedelta(hours=1))),
+        # runs the site lost (reaped, or never sent) count against no one
+        this_hour=Count("pk", filter=Q(created_at__gte=timezone.now() - timedelta(hours=1)) & ~Q(result__reaped=True)),
     )
     if own["waiting"]:
         raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")

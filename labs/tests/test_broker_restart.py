@@ -95,8 +95,9 @@ def test_a_running_run_waits_while_a_worker_has_not_beaten_since_it_started(brok
 
 
 def test_a_run_the_broker_cannot_take_is_given_back_and_may_be_sent_again(
-    broker, learner, django_capture_on_commit_callbacks
+    broker, learner, settings, django_capture_on_commit_callbacks
 ):
+    settings.LABS = {**settings.LABS, "HOURLY_CAP": 1}  # the run given back is not one of them
     lab = LabFactory()
     app = Celery("broker-away", set_as_current=False)  # the web app's sending, on the private broker
     # broker_write_url: CELERY_BROKER_URL in the environment (the session's broker) outranks broker_url
