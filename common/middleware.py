@@ -2,12 +2,15 @@
 
 A NUL character (PostgreSQL text cannot hold one) or bytes that are not UTF-8 in the query string, a form
 body (urlencoded or multipart, whatever charset it declares) or a JSON body answer 400, so no view ever
-stores mangled or Latin-1 text.
+stores mangled or Latin-1 text. So does a JSON body nested deeper than any view reads (common/json_body.py),
+before a decoder could recurse into it.
 """
 
 from urllib.parse import unquote_to_bytes
 
 from django.http import HttpResponseBadRequest
+
+from common import json_body
 
 BAD_QUERY = "The address is not valid UTF-8 text or holds a NUL character; send UTF-8 text without NULs."
 BAD_FORM = "The form is not valid UTF-8 text or holds a NUL character; send UTF-8 text without NULs."
@@ -52,7 +55,9 @@ def _problem(request) -> str | None:
     if content_type == "application/x-www-form-urlencoded":
         return None if all(_text_ok(part) for part in _form_parts(request.body)) else BAD_FORM
     if content_type == "application/json":
-        return None if _text_ok(request.body) and b"\\u0000" not in request.body.lower() else BAD_JSON
+        if not _text_ok(request.body) or b"\\u0000" in request.body.lower():
+            return BAD_JSON
+        return json_body.too_deep() if json_body.nests_deeper_than(request.body) else None
     if content_type == "multipart/form-data":
         return None if _multipart_ok(request) else BAD_FORM
     return None

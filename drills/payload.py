@@ -1,8 +1,8 @@
 """Read a posted answer as form fields or a flat JSON object, refusing what is malformed or huge."""
 
-import json
-
 from django.http import QueryDict
+
+from common import json_body
 
 MAX_BODY_BYTES = 32 * 1024
 
@@ -45,9 +45,9 @@ def read_payload(request) -> Payload:
         raise AnswerError(f"The request is too large (limit {MAX_BODY_BYTES // 1024} KiB).")
     if request.content_type == "application/json":
         try:
-            data = json.loads(request.body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            raise AnswerError("The body is not valid JSON.") from None
+            data = json_body.loads(request.body)
+        except json_body.JSONBodyError as error:
+            raise AnswerError(str(error)) from None
         if not isinstance(data, dict):
             raise AnswerError("The JSON body must be an object.")
         fields = {}

@@ -32,9 +32,19 @@ def beat_info(queues: list[str], node: str | None = None) -> dict:
     return info
 
 
+def broker_clocks(app) -> dict:
+    """The clocks this worker's app really runs by, so the web side can tell whether every app on the broker
+    redelivers after the same time, above every hard limit (a run redelivered while graded goes twice)."""
+    return {
+        "visibility_timeout_s": (app.conf.broker_transport_options or {}).get("visibility_timeout"),
+        "hard_time_limit_s": app.conf.task_time_limit,
+    }
+
+
 def send_heartbeat(app, node: str | None = None, queues: list[str] | None = None) -> None:
     queues = queues if queues is not None else [wire.GRADING_QUEUE]
-    app.send_task(wire.WORKER_HEARTBEAT, kwargs={"info": beat_info(queues, node)}, queue=wire.WEB_QUEUE)
+    info = {**beat_info(queues, node), **broker_clocks(app)}
+    app.send_task(wire.WORKER_HEARTBEAT, kwargs={"info": info}, queue=wire.WEB_QUEUE)
 
 
 def start_heartbeat(

@@ -5,6 +5,7 @@ A check sends no task and waits on no worker: workers beat every few seconds (gp
 
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
@@ -57,6 +58,20 @@ def _serving(beats: list[dict], queue: str) -> dict:
     return {"ok": True, "workers": serving}
 
 
+def _redelivery_problem(beats: list[dict]) -> str | None:
+    """Why a live run could be delivered twice: an app on the broker that redelivers after another time than
+    this site's, or before some worker's hard limit (kombu restores with the restoring consumer's timeout)."""
+    ours = (current_app.conf.broker_transport_options or {}).get("visibility_timeout")
+    clocks = [(beat["name"], beat.get("visibility_timeout_s"), beat.get("hard_time_limit_s")) for beat in beats]
+    for name, timeout, _ in clocks:
+        if timeout is not None and timeout != ours:
+            return f"worker {name} redelivers unacknowledged runs after {timeout} s, this site after {ours} s"
+    for name, _, hard_limit in clocks:
+        if hard_limit is not None and ours is not None and hard_limit >= ours:
+            return f"worker {name} grades for up to {hard_limit} s, but runs are redelivered after {ours} s"
+    return None
+
+
 def _labs(gpu: dict) -> dict:
     if not gpu["ok"]:
         return {"ok": False, "error": "no grading worker is up"}
@@ -77,6 +92,9 @@ def collect_health() -> dict:
     broker = _check_broker()
     beats = fresh_beats() if database["ok"] else []
     web, gpu = _serving(beats, wire.WEB_QUEUE), _serving(beats, wire.GRADING_QUEUE)
+    twice = _redelivery_problem(beats)
+    if broker["ok"] and twice:
+        broker = {**broker, "ok": False, "error": f"a run could be graded twice: {twice}"}
     checks = {"database": database, "broker": broker, "web_worker": web, "gpu_worker": gpu, "labs": _labs(gpu)}
     return {"ok": all(check["ok"] for check in checks.values()), **checks}
 

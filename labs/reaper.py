@@ -5,6 +5,9 @@ that worker's watchdog. A queued run counts from when it was sent or from the qu
 (a run started or finished), whichever is later, so a run waiting behind others is never stale
 while the queue moves; and it is never failed while a grading worker is alive. A failure is
 marked `reaped`, so a real result that arrives later still replaces it (labs/services.py).
+
+Runs the broker lost when it restarted empty (health/broker_epoch.py) are sent again at the next tick,
+within a minute of the broker coming back, without waiting out their limits or counting as a redelivery.
 """
 
 import logging
@@ -12,10 +15,11 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from gpu_worker.contract import wire
+from health.broker_epoch import broker_emptied_at
 from health.status import fresh_beats
 from labs.models import Submission
 from labs.services import enqueue
@@ -60,6 +64,50 @@ def submissions_reap_stale(*, now=None) -> dict:
     if any(counts.values()):
         log.warning("labs reaper: %s", counts)
     return counts
+
+
+BEAT_SLACK_S = 2.0  # a beat counts as naming what its worker grades once it is this much younger than the start
+
+
+def submissions_resend_lost(*, now=None) -> int:
+    """Send again every waiting run sent to the broker before it last started empty: queued then, or running
+    then and named by no live grading worker that has beaten since it started. Returns how many."""
+    emptied_at = broker_emptied_at(now=now)
+    if emptied_at is None:
+        return 0
+    now = now or timezone.now()
+    lost = list(
+        Submission.objects.filter(
+            Q(status=Status.QUEUED, queued_at__lt=emptied_at) | Q(status=Status.RUNNING, started_at__lt=emptied_at)
+        ).select_related("lab")
+    )
+    if not lost:
+        return 0
+    beats = [beat for beat in fresh_beats() if wire.GRADING_QUEUE in (beat.get("queues") or [wire.GRADING_QUEUE])]
+    grading = {beat.get("grading") for beat in beats}
+    beaten_at = [now - timedelta(seconds=beat["age_s"]) for beat in beats]
+    resent = 0
+    for submission in lost:
+        if submission.pk in grading:
+            continue  # a worker took it before the broker went: its result comes from that worker
+        if submission.status == Status.RUNNING and not all(
+            moment > submission.started_at + timedelta(seconds=BEAT_SLACK_S) for moment in beaten_at
+        ):
+            continue  # a worker may be on it and not have said so yet: asked again at the next tick
+        resent += _resend(submission, now)
+    if resent:
+        log.warning("labs reaper: %s runs the broker lost sent again (it started empty at %s)", resent, emptied_at)
+    return resent
+
+
+def _resend(submission: Submission, now) -> int:
+    with transaction.atomic():
+        changed = Submission.objects.filter(
+            pk=submission.pk, status=submission.status, queued_at=submission.queued_at
+        ).update(status=Status.QUEUED, queued_at=now, started_at=None)
+        if changed:
+            transaction.on_commit(lambda: enqueue(submission), robust=True)  # broker down again: the next tick
+    return changed
 
 
 def _grading_workers() -> tuple[bool, set[int]]:

@@ -9,6 +9,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import RedisError
 
 from gpu_worker.contract import MAX_SOURCE_BYTES, wire
 from gpu_worker.contract.result import LabResult
@@ -61,7 +63,8 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
     cap = settings.LABS["HOURLY_CAP"]
     own = Submission.objects.filter(learner=learner, regrade_of__isnull=True).aggregate(
         waiting=Count("pk", filter=Q(lab=lab, status__in=[Status.QUEUED, Status.RUNNING])),
-        this_hour=Count("pk", filter=Q(created_at__gte=timezone.now() - timedelta(hours=1))),
+        # runs the site lost (reaped, or never sent) count against no one
+        this_hour=Count("pk", filter=Q(created_at__gte=timezone.now() - timedelta(hours=1)) & ~Q(result__reaped=True)),
     )
     if own["waiting"]:
         raise SubmissionRefused("You already have a run waiting for this lab; it must finish before the next one.")
@@ -83,7 +86,7 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
         raise SubmissionRefused(
             "You already have a run waiting for this lab; it must finish before the next one."
         ) from None
-    transaction.on_commit(lambda: enqueue(submission), robust=True)  # broker down: the reaper retries
+    transaction.on_commit(lambda: send_or_give_back(submission))
     submission.runs_ahead = waiting_everywhere  # each was sent before this one: what its panel shows first
     return submission
 
@@ -94,7 +97,7 @@ def submission_regrade(*, submission: Submission) -> Submission:
     regrade = Submission.objects.create(
         learner=original.learner, lab=original.lab, mode=original.mode, source=original.source, regrade_of=original
     )
-    transaction.on_commit(lambda: enqueue(regrade), robust=True)
+    transaction.on_commit(lambda: send_or_give_back(regrade))
     return regrade
 
 
@@ -109,7 +112,34 @@ def enqueue(submission: Submission) -> None:
         },
         queue=wire.GRADING_QUEUE,
         link=signature(wire.LAB_RESULT, queue=wire.WEB_QUEUE),
+        # The result comes back through the link; nothing here waits on it, so nothing subscribes to it either
+        # (a subscription retried a dead Redis for 20 s, then raised: a 500 on the learner's Run).
+        ignore_result=True,
     )
+
+
+NOT_SENT_MESSAGE = (
+    "The grading queue could not be reached, so this run was not sent. This is our fault, not your code's; "
+    "nothing counts against you: run it again in a moment."
+)
+
+
+def send_or_give_back(submission: Submission) -> bool:
+    """Send the run; if the broker cannot take it, end it at once as not sent, so the learner may send it again
+    (rather than wait behind a run the site knows no worker will see). A result that still arrives wins."""
+    try:
+        enqueue(submission)
+        return True
+    except (KombuOperationalError, RedisError, OSError) as error:
+        log.warning("labs: submission %s not sent, the broker is away: %s", submission.pk, error)
+    Submission.objects.filter(pk=submission.pk, status=Status.QUEUED).update(
+        status=Status.DONE,
+        verdict="internal_error",
+        message=NOT_SENT_MESSAGE,
+        result={"reaped": True},
+        finished_at=timezone.now(),
+    )
+    return False
 
 
 def submission_mark_running(*, submission_id: int, worker_host: str = "") -> bool:

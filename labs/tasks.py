@@ -21,5 +21,7 @@ def mark_running(submission_id: int, worker_host: str = "") -> bool:
 
 @shared_task(name=wire.LAB_REAP)
 def reap_stale() -> dict:
-    """Every ~30 s (CELERY_BEAT_SCHEDULE): re-queue or fail runs that never came back."""
-    return reaper.submissions_reap_stale()
+    """Every ~30 s (CELERY_BEAT_SCHEDULE): send again what the broker lost, re-queue or fail runs that never
+    came back."""
+    resent = reaper.submissions_resend_lost()
+    return {**reaper.submissions_reap_stale(), "resent": resent}

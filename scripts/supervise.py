@@ -1,14 +1,18 @@
-"""`make run`'s process supervisor: a private Redis, the web server, a web worker and grading workers.
+"""`make run`'s process supervisor: a private Redis, the web server, a web worker, beat and grading workers.
 
 Each process runs in its own session (Ctrl-C reaches only this supervisor, which then stops them
 all in order). One that exits is started again after a short back-off, and the others stay up: a
-crashed grading worker does not take the site down. Logs: var/<name>.log.
+crashed grading worker does not take the site down. Whatever a dead process left in its session is
+killed before it starts again, and every process is told to stop when the supervisor dies, even by
+SIGKILL: nothing outlives `make run`. Beat is its own process, not a worker's `-B` child, so a
+killed worker cannot leave a second beat behind. Logs: var/<name>.log.
 
 Settings (environment): HOST, PORT, GRADING_WORKERS (runs graded at once; default 1 on a CUDA
 host, else half the cores, at most 4), WEB_PROCESSES (default: one per core, 2 to 4) and WEB_THREADS
 (default 4) for gunicorn.
 """
 
+import ctypes
 import os
 import secrets
 import shutil
@@ -21,7 +25,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VAR = ROOT / "var"
+VAR = Path(os.environ.get("VAR_DIR") or ROOT / "var")  # as the settings read it: a test moves both
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
 from gpu_worker.contract import wire  # noqa: E402  (standard library only)
@@ -62,6 +66,17 @@ def redis_answers(port: int, password: str) -> bool:
         return False
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_supervisor() -> None:
+    """In a freshly started child: SIGTERM when the supervisor's thread that started it ends, however it ends."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: Ctrl-C still stops everything, a SIGKILLed supervisor may leave its children
+
+
 def lower_priority(niceness: int) -> None:
     """In a freshly started session: be `niceness` nicer, and so be its scheduler autogroup.
 
@@ -82,6 +97,7 @@ class Child:
         self.started = 0.0
         self.delay = 1.0
         self.restart_at: float | None = None
+        self.session_ended = False  # it exited and what it left was killed: its session id may be anyone's now
 
     def start(self) -> None:
         log = (VAR / f"{self.name}.log").open("a")
@@ -93,9 +109,14 @@ class Child:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-            preexec_fn=(lambda: lower_priority(self.niceness)) if self.niceness else None,
+            preexec_fn=self._in_child,
         )
-        self.started, self.restart_at = time.monotonic(), None
+        self.started, self.restart_at, self.session_ended = time.monotonic(), None, False
+
+    def _in_child(self) -> None:
+        die_with_supervisor()
+        if self.niceness:
+            lower_priority(self.niceness)
 
     def check(self) -> None:
         """Start it again if it exited: at once after a long life, else with a growing back-off."""
@@ -107,6 +128,7 @@ class Child:
         code = self.process.poll()
         if code is None:
             return
+        self.kill_leftovers()
         self.delay = 1.0 if now - self.started > 60 else min(self.delay * 2, 30.0)
         self.restart_at = now + self.delay
         print(
@@ -115,11 +137,18 @@ class Child:
         )
 
     def signal(self, signum: int) -> None:
-        if self.process and self.process.poll() is None:
+        """Signal its whole session (it and what it started), even once it has exited itself."""
+        if self.process and not self.session_ended:
             try:
                 os.killpg(self.process.pid, signum)
-            except ProcessLookupError:
-                pass
+            except (ProcessLookupError, PermissionError):
+                pass  # no one left in it
+
+    def kill_leftovers(self) -> None:
+        """What an exited process left in its session (a `-B` beat, a pool child): while one is left, the
+        session's id stays theirs, so this reaches nobody else."""
+        self.signal(signal.SIGKILL)
+        self.session_ended = True
 
 
 def stop(children: list[Child], grace: float = 10.0) -> None:
@@ -135,6 +164,7 @@ def stop(children: list[Child], grace: float = 10.0) -> None:
                 except subprocess.TimeoutExpired:
                     child.signal(signal.SIGKILL)
                     child.process.wait()
+                child.kill_leftovers()
 
 
 def web_argv(host: str, port: int) -> list[str]:
@@ -211,9 +241,6 @@ def main() -> None:
                 "--pool=threads",
                 "-c",
                 "4",
-                "-B",
-                "-s",
-                str(VAR / "celerybeat-schedule"),
                 "-n",
                 "web@%h",
                 "-l",
@@ -222,6 +249,10 @@ def main() -> None:
             env,
             niceness=5,
         )
+    )
+    # The reaper's clock: one beat, supervised like the rest (a worker's -B child outlived its killed parent).
+    children.append(
+        Child("beat", celery + ["-A", "config", "beat", "-s", str(VAR / "celerybeat-schedule"), "-l", level], env, 5)
     )
     for number in range(1, grading_workers() + 1):
         children.append(
@@ -277,7 +308,7 @@ def main() -> None:
             announced = True
             print(
                 f"\n==> the course is up at  {url}\n    health:               {url}healthz\n"
-                f"    grading workers:      {len(children) - 3} (GRADING_WORKERS)\n"
+                f"    grading workers:      {len(children) - 4} (GRADING_WORKERS)\n"
                 "    logs: var/*.log. Press Ctrl-C to stop.",
                 flush=True,
             )

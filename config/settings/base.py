@@ -149,20 +149,27 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 
 INSTRUCTOR_GROUP = "instructors"
 
-# --- Cache: login failure counters (accounts/throttle.py), sessions, and the reads every page repeats
-# (common/readcache.py). Redis when one is configured, so every
-# web process shares the counts; otherwise per-process memory, which still slows one process's guesser.
+# --- Cache: login failure counters (accounts/throttle.py) and the reads every page repeats
+# (common/readcache.py). Redis when one is configured, so every web process shares the counts; otherwise
+# per-process memory, which still slows one process's guesser. The Redis cache fails soft (reads miss while
+# Redis restarts, common/redis_cache.py) and waits at most a second on a Redis that hangs.
 CACHE_URL = os.environ.get("CACHE_URL", "")
 CACHES = {
-    "default": {"BACKEND": "common.redis_cache.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "course"}
+    "default": {
+        "BACKEND": "common.redis_cache.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": "course",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
+    }
     if CACHE_URL.startswith("redis")
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 # Pages read the user, the drill or lab and the review badge from the cache (common/readcache.py) only when
 # every web process shares it: a per-process cache would not hear of another process's writes.
 READ_CACHE = env_bool("READ_CACHE", CACHE_URL.startswith("redis"))
-if CACHE_URL.startswith("redis"):  # a page reads its session from Redis; the database keeps it across restarts
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Sessions live in the database only: a session read from Redis (cached_db) was a 500 while Redis restarted,
+# and a session deleted then (a sign-out) would come back with Redis.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SIGNUP_PER_ADDRESS_HOUR = int(os.environ.get("SIGNUP_PER_ADDRESS_HOUR", "20"))  # a class behind one NAT signs up
 LOGIN_THROTTLE = {
     # accounts/throttle.py: free failures per account, then waits of DELAY_S, 2x, 4x ... up to WINDOW_S.

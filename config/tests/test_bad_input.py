@@ -1,4 +1,5 @@
-"""Bad input on every URL pattern: ids past the 64-bit range are 404, NUL and non-UTF-8 text are 400, never a 500."""
+"""Bad input on every URL pattern: ids past the 64-bit range are 404; NUL, non-UTF-8 text and JSON nested 10,000
+deep are 400, never a 500."""
 
 import pytest
 from django.test import Client
@@ -107,8 +108,15 @@ BAD_BODIES = {
 }
 
 
+DEEP_JSON = {
+    "10,000 arrays": b"[" * 10_000 + b"]" * 10_000,
+    "10,000 unclosed arrays": b"[" * 10_000,
+    "5,000 objects": b'{"a": ' * 5_000 + b"1" + b"}" * 5_000,
+}
+
+
 @pytest.mark.parametrize("name", sorted(PATTERNS))
-def test_nul_and_non_utf8_are_400_on_every_pattern(world, name):
+def test_nul_non_utf8_and_deep_json_are_400_on_every_pattern(world, name):
     url = reverse(name, kwargs=world.kwargs(name, PATTERNS[name]))
     for client in (signed_in(world, "learner_a"), Client()):
         assert client.get(url, {"q": "a\x00b"}).status_code == 400, url
@@ -117,6 +125,10 @@ def test_nul_and_non_utf8_are_400_on_every_pattern(world, name):
             response = client.generic("POST", url, payload, content_type=content_type)  # bytes as they are
             assert response.status_code == 400, (label, url)
             assert "not valid UTF-8 text or holds a NUL character" in response.content.decode(), (label, url)
+        for label, payload in DEEP_JSON.items():
+            response = client.generic("POST", url, payload, content_type="application/json")
+            assert response.status_code == 400, (label, url)
+            assert "nests arrays or objects deeper than 10 levels" in response.content.decode(), (label, url)
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """Tampered or malformed posts get a plain 400 and store nothing; CSRF guards every post."""
 
+import json
+
 import pytest
 from django.test import Client
 
@@ -94,6 +96,10 @@ def test_bad_answer_is_a_plain_400_and_stores_nothing(learner_client, drills, ca
         ('{"round": "x", "line": {"nested": 1}}', "application/json", "string or a number"),
         ('{"round": "x", "line": true}', "application/json", "string or a number"),
         (b"\xff\xfe", "application/json", "not valid JSON"),
+        ('{"round": "x", "line": ' + "[" * 10_000 + "]" * 10_000 + "}", "application/json", "deeper than 10"),
+        ("[" * 10_000, "application/json", "deeper than 10"),
+        ('{"a": ' * 5_000 + "1" + "}" * 5_000, "application/json", "deeper than 10"),
+        ('{"round": "x", "line": ' + "[" * 10 + "4" + "]" * 10 + "}", "application/json", "deeper than 10"),
         ("line=4", "text/plain", "form or as JSON"),
         ("line=" + "4" * 40_000, "application/x-www-form-urlencoded", "too large"),
         ("line=" + "4" * 1_000_000, "application/x-www-form-urlencoded", ""),
@@ -103,6 +109,23 @@ def test_malformed_bodies_are_refused(learner_client, drills, body, content_type
     response = learner_client.post(drill_url(drills["spot"], "answer"), body, content_type=content_type)
     assert response.status_code == 400 and message in response.content.decode()
     assert not Attempt.objects.exists()
+
+
+def test_brackets_inside_strings_are_text_not_nesting(learner_client, drills):
+    round_token = fresh_round(learner_client, drills["spot"])
+    body = json.dumps({"round": round_token, "line": "[{" * 1_000 + '"' + "]" * 1_000})
+    response = learner_client.post(drill_url(drills["spot"], "answer"), body, content_type="application/json")
+    assert response.status_code == 400 and "whole number" in response.content.decode()
+
+
+def test_a_json_answer_nested_as_deep_as_allowed_is_read(learner_client, drills):
+    round_token = fresh_round(learner_client, drills["spot"])
+    body = json.dumps({"round": round_token, "line": "@"}).replace('"@"', "[" * 9 + "4" + "]" * 9)
+    response = learner_client.post(drill_url(drills["spot"], "answer"), body, content_type="application/json")
+    assert response.status_code == 400 and "string or a number" in response.content.decode()  # read, then refused
+    flat = json.dumps({"round": round_token, "line": ["4"]})
+    response = learner_client.post(drill_url(drills["spot"], "answer"), flat, content_type="application/json")
+    assert response.status_code == 200 and Attempt.objects.count() == 1
 
 
 def test_unknown_drill_is_404_and_get_on_answer_is_405(learner_client, drills):
