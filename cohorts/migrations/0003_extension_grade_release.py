@@ -6,42 +6,74 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('cohorts', '0002_own_tables'),
+        ("cohorts", "0002_own_tables"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Extension',
+            name="Extension",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('lab_slug', models.SlugField()),
-                ('due_at', models.DateTimeField()),
-                ('reason', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('cohort', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='extensions', to='cohorts.cohort')),
-                ('created_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('learner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='extensions', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("lab_slug", models.SlugField()),
+                ("due_at", models.DateTimeField()),
+                ("reason", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "cohort",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="extensions", to="cohorts.cohort"
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "learner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="extensions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['lab_slug', 'learner_id'],
-                'constraints': [models.UniqueConstraint(fields=('cohort', 'learner', 'lab_slug'), name='extension_once_per_learner_lab')],
+                "ordering": ["lab_slug", "learner_id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("cohort", "learner", "lab_slug"), name="extension_once_per_learner_lab"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='GradeRelease',
+            name="GradeRelease",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('lab_slug', models.SlugField()),
-                ('released_at', models.DateTimeField(auto_now_add=True)),
-                ('cohort', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='grade_releases', to='cohorts.cohort')),
-                ('released_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("lab_slug", models.SlugField()),
+                ("released_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "cohort",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="grade_releases", to="cohorts.cohort"
+                    ),
+                ),
+                (
+                    "released_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['lab_slug'],
-                'constraints': [models.UniqueConstraint(fields=('cohort', 'lab_slug'), name='grade_release_once_per_lab')],
+                "ordering": ["lab_slug"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("cohort", "lab_slug"), name="grade_release_once_per_lab")
+                ],
             },
         ),
     ]
