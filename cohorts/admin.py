@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from cohorts.models import Cohort, CohortLab, Invitation, Membership, ScoreOverride
+from cohorts.models import Cohort, CohortLab, Extension, GradeRelease, Invitation, Membership, ScoreOverride
 
 
 class MembershipInline(admin.TabularInline):
@@ -34,3 +34,17 @@ class ScoreOverrideAdmin(admin.ModelAdmin):
 class InvitationAdmin(admin.ModelAdmin):
     list_display = ["email", "cohort", "status", "invited_by", "created_at", "answered_at"]
     list_filter = ["status", "cohort"]
+
+
+@admin.register(Extension)
+class ExtensionAdmin(admin.ModelAdmin):
+    list_display = ["cohort", "learner", "lab_slug", "due_at", "created_by", "created_at"]
+    list_filter = ["cohort"]
+    raw_id_fields = ["learner", "created_by"]
+
+
+@admin.register(GradeRelease)
+class GradeReleaseAdmin(admin.ModelAdmin):
+    list_display = ["cohort", "lab_slug", "released_by", "released_at"]
+    list_filter = ["cohort"]
+    raw_id_fields = ["released_by"]

@@ -163,3 +163,42 @@ class ScoreOverride(models.Model):
     @property
     def is_active(self) -> bool:
         return self.undone_at is None
+
+
+class Extension(models.Model):
+    """One learner's own due date for one lab in a cohort: the late rule judges their submits by it (cohorts/terms.py).
+    Removing it deletes the row; the learner is back on the cohort's terms."""
+
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="extensions")
+    learner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="extensions")
+    lab_slug = models.SlugField()
+    due_at = models.DateTimeField()
+    reason = models.TextField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["lab_slug", "learner_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["cohort", "learner", "lab_slug"], name="extension_once_per_learner_lab")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lab_slug} due {self.due_at:%Y-%m-%d %H:%M} for {self.learner_id} in {self.cohort_id}"
+
+
+class GradeRelease(models.Model):
+    """A lab's grades released to a cohort's learners: until this row exists they see their verdicts and
+    the grader's scores, not the score that counts (late rule, overrides)."""
+
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="grade_releases")
+    lab_slug = models.SlugField()
+    released_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    released_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["lab_slug"]
+        constraints = [models.UniqueConstraint(fields=["cohort", "lab_slug"], name="grade_release_once_per_lab")]
+
+    def __str__(self) -> str:
+        return f"{self.lab_slug} released in {self.cohort_id}"

@@ -1,9 +1,10 @@
-"""Reads of cohorts: which a user teaches, rosters, invitations, members and the override audit."""
+"""Reads of cohorts: which a user teaches, rosters, invitations, members, the override audit, extensions
+and which labs' grades are released."""
 
 from django.db.models import Count, QuerySet
 
 from accounts.verification import is_verified
-from cohorts.models import Cohort, Invitation, Membership, ScoreOverride
+from cohorts.models import Cohort, Extension, GradeRelease, Invitation, Membership, ScoreOverride
 
 
 def cohorts_for(*, user) -> QuerySet[Cohort]:
@@ -43,3 +44,15 @@ def member_ids(*, cohort: Cohort) -> list[int]:
 def override_audit(*, cohort: Cohort, learner_id: int | None = None) -> QuerySet[ScoreOverride]:
     rows = ScoreOverride.objects.filter(cohort=cohort).select_related("learner", "created_by", "undone_by")
     return rows.filter(learner_id=learner_id) if learner_id else rows
+
+
+def extensions_in(*, cohort_id: int, learner_ids=None, lab_slug: str | None = None) -> QuerySet[Extension]:
+    rows = Extension.objects.filter(cohort_id=cohort_id).select_related("learner", "created_by")
+    if learner_ids is not None:
+        rows = rows.filter(learner_id__in=list(learner_ids))
+    return rows.filter(lab_slug=lab_slug) if lab_slug else rows
+
+
+def releases_in(*, cohort_id: int) -> dict[str, GradeRelease]:
+    """{lab slug: its release} of the labs whose grades this cohort's learners may see."""
+    return {release.lab_slug: release for release in GradeRelease.objects.filter(cohort_id=cohort_id)}

@@ -1,11 +1,21 @@
-"""Writes of cohorts: rosters, join codes, invitations, each lab's terms, drill weight and score overrides."""
+"""Writes of cohorts: rosters, join codes, invitations, each lab's terms, drill weight, score overrides,
+per-learner extensions and releasing a lab's grades."""
 
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.verification import is_verified
-from cohorts.models import Cohort, CohortLab, Invitation, Membership, ScoreOverride, new_join_code
+from cohorts.models import (
+    Cohort,
+    CohortLab,
+    Extension,
+    GradeRelease,
+    Invitation,
+    Membership,
+    ScoreOverride,
+    new_join_code,
+)
 
 
 class ActionRefused(Exception):
@@ -173,3 +183,39 @@ def override_undo(*, cohort: Cohort, override_id: int, by) -> ScoreOverride:
     override.undone_at, override.undone_by = timezone.now(), by
     override.save(update_fields=["undone_at", "undone_by"])
     return override
+
+
+def extension_set(*, cohort: Cohort, learner_id: int, lab_slug: str, due_at, reason: str, by) -> Extension:
+    """Give one learner their own, later due date for a lab (replacing an extension they had for it)."""
+    learner = _member(cohort, learner_id)
+    policy = CohortLab.objects.filter(cohort=cohort, lab_slug=lab_slug).first()
+    if policy is None or policy.due_at is None:
+        raise ActionRefused(f"{lab_slug} has no due date in this cohort to extend; set one on the roster page first.")
+    if not reason.strip():
+        raise ActionRefused("Give a reason for the extension.")
+    if due_at <= policy.due_at:
+        local = timezone.localtime(policy.due_at)
+        raise ActionRefused(f"An extension must be later than the cohort's due date, {local:%Y-%m-%d %H:%M}.")
+    extension, _ = Extension.objects.update_or_create(
+        cohort=cohort,
+        learner=learner,
+        lab_slug=lab_slug,
+        defaults={"due_at": due_at, "reason": reason.strip(), "created_by": by},
+    )
+    return extension
+
+
+def extension_remove(*, cohort: Cohort, extension_id: int) -> Extension:
+    extension = Extension.objects.select_related("learner").filter(cohort=cohort, pk=extension_id).first()
+    if extension is None:
+        raise ActionRefused("No such extension in this cohort; it may have been removed already.")
+    extension.delete()
+    return extension
+
+
+def grades_release(*, cohort: Cohort, lab_slug: str, by, known_labs) -> GradeRelease:
+    """Let the cohort's learners see the score that counts for a lab; releasing twice changes nothing."""
+    if lab_slug not in known_labs:
+        raise ActionRefused(f"There is no lab {lab_slug!r}.")
+    release, _ = GradeRelease.objects.get_or_create(cohort=cohort, lab_slug=lab_slug, defaults={"released_by": by})
+    return release

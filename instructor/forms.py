@@ -145,3 +145,26 @@ class OverrideForm(forms.Form):
                 elif score > maximum:
                     self.add_error("score", f"The score cannot be above the maximum, {maximum:g}.")
         return data
+
+
+class ExtensionForm(forms.Form):
+    """One learner's new due date for one of the cohort's dated labs, read in the instructor's time zone."""
+
+    lab_slug = forms.ChoiceField(label="Lab", error_messages={"invalid_choice": "Pick a lab that has a due date."})
+    due_at = forms.DateTimeField(input_formats=DATETIME_FORMATS, widget=LocalDateTimeInput(), label="New due date")
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        strip=True,
+        label="Reason (required)",
+        error_messages={"required": "Give a reason for the extension."},
+    )
+
+    def __init__(self, *args, policies, **kwargs):
+        """`policies`: the cohort's CohortLabs; only a lab with a due date can be extended."""
+        kwargs.setdefault("prefix", "extension")
+        super().__init__(*args, **kwargs)
+        self.fields["lab_slug"].choices = [
+            (policy.lab_slug, f"{policy.lab_slug} (due {timezone.localtime(policy.due_at):%Y-%m-%d %H:%M})")
+            for policy in policies
+            if policy.due_at is not None
+        ]

@@ -1,4 +1,5 @@
-"""The grade of every learner in a cohort: late policy, overrides and the weighted total.
+"""The grade of every learner in a cohort: late policy (with each learner's extensions), overrides and the
+weighted total, and which labs' grades are released to the learners.
 
 The matrix, the learner page and the CSV export all read these numbers, so they cannot disagree.
 """
@@ -6,7 +7,8 @@ The matrix, the learner page and the CSV export all read these numbers, so they 
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from cohorts.models import Cohort, CohortLab, ScoreOverride
+from cohorts import selectors as cohort_reads
+from cohorts.models import Cohort, CohortLab, Extension, ScoreOverride
 from instructor import sources
 
 DEFAULT_LAB_MAX = 1.0  # the worker's max_score when a lab has no scored submission yet
@@ -27,6 +29,7 @@ class LabGrade:
     submission_id: int | None = None
     submitted_at: datetime | None = None
     override: ScoreOverride | None = None
+    extension: Extension | None = None  # this learner's own due date, when an instructor gave one
 
     @property
     def final(self) -> float | None:
@@ -64,7 +67,7 @@ class LearnerGrades:
 class Gradebook:
     cohort: Cohort
     modules: list[dict]
-    labs: list[dict]  # [{slug, title, module, max_score, weight, policy}]
+    labs: list[dict]  # [{slug, title, module, max_score, weight, policy, release}]
     rows: list[LearnerGrades]
 
     def override_targets(self) -> dict[tuple[str, str], float]:
@@ -95,12 +98,13 @@ class Gradebook:
         ]
 
 
-def _lab_grades(rows: list[dict], policies: dict[str, CohortLab]) -> dict[tuple[int, str], LabGrade]:
-    return {key: LabGrade(**best) for key, best in sources.penalised_best(rows, policies).items()}
+def _lab_grades(rows: list[dict], policies: dict[str, CohortLab], extensions: dict) -> dict[tuple[int, str], LabGrade]:
+    return {key: LabGrade(**best) for key, best in sources.penalised_best(rows, policies, extensions).items()}
 
 
 def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> list[dict]:
     policies = {policy.lab_slug: policy for policy in cohort.cohort_labs.all()}
+    releases = cohort_reads.releases_in(cohort_id=cohort.pk)
     catalogue = sources.lab_rows()
     module_of = {lab["slug"]: lab["module_slug"] for lab in catalogue}
     module_of.update({lab: module["slug"] for module in modules for lab in module["labs"]})
@@ -121,6 +125,7 @@ def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> lis
             "max_score": maxima.get(slug) or DEFAULT_LAB_MAX,
             "policy": policies.get(slug),
             "weight": policies[slug].weight if slug in policies else 1.0,
+            "release": releases.get(slug),  # None: learners do not see this lab's final yet
         }
         for slug, title in ((lab["slug"], lab["title"]) for lab in catalogue)
     ]
@@ -152,7 +157,10 @@ def cohort_gradebook(cohort: Cohort, *, learner_ids=None) -> Gradebook:
     modules = sources.modules()
     submits = sources.scored_submits(ids)
     labs = _lab_catalogue(cohort, modules, submits)
-    lab_grades = _lab_grades(submits, {lab["slug"]: lab["policy"] for lab in labs if lab["policy"]})
+    extensions = {
+        (ext.learner_id, ext.lab_slug): ext for ext in cohort_reads.extensions_in(cohort_id=cohort.pk, learner_ids=ids)
+    }
+    lab_grades = _lab_grades(submits, {lab["slug"]: lab["policy"] for lab in labs if lab["policy"]}, extensions)
     overrides = _active_overrides(cohort, ids)
     mastery, reads = sources.mastery_for_users(ids), sources.sections_read_counts(ids)
     last_read, last_attempt = sources.last_read_at(ids), sources.last_attempt_at(ids)
@@ -166,6 +174,7 @@ def cohort_gradebook(cohort: Cohort, *, learner_ids=None) -> Gradebook:
         for lab in labs:
             grade = lab_grades.get((user.pk, lab["slug"])) or LabGrade(max_score=lab["max_score"])
             grade.override = overrides.get((user.pk, ScoreOverride.Kind.LAB, lab["slug"]))
+            grade.extension = extensions.get((user.pk, lab["slug"]))
             if grade.override:
                 grade.max_score = grade.override.max_score
             row.labs[lab["slug"]] = grade

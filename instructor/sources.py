@@ -78,9 +78,10 @@ def late_penalty_pct(submitted_at: datetime, policy) -> float:
     return labs.late_penalty_pct(submitted_at=submitted_at, policy=policy)
 
 
-def penalised_best(rows: list[dict], policies: dict) -> dict[tuple[int, str], dict]:
-    """{(learner_id, lab_slug): LabGrade fields}: the late rule applied submit by submit, in labs' selectors."""
-    return labs.penalised_best(rows, policies)
+def penalised_best(rows: list[dict], policies: dict, extensions: dict) -> dict[tuple[int, str], dict]:
+    """{(learner_id, lab_slug): LabGrade fields}: the late rule applied submit by submit, in labs' selectors,
+    each learner's by their own terms (`extensions`: {(learner_id, lab_slug): Extension})."""
+    return labs.penalised_best(rows, policies, extensions)
 
 
 def last_submission_at(user_ids) -> dict[int, datetime]:

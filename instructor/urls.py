@@ -1,7 +1,7 @@
 from django.urls import path
 
 import common.converters  # noqa: F401  registers <id:...>
-from instructor.views import code, cohorts, export, feedback, labs, overrides, progress, queue
+from instructor.views import code, cohorts, export, feedback, grading, labs, overrides, progress, queue
 
 app_name = "instructor"
 urlpatterns = [
@@ -24,6 +24,8 @@ urlpatterns = [
         progress.learner_module,
         name="learner_module",
     ),
+    path("c/<id:cohort_id>/learners/<id:learner_id>/extensions/", grading.extension_set, name="extension_set"),
+    path("c/<id:cohort_id>/extensions/<id:extension_id>/remove/", grading.extension_remove, name="extension_remove"),
     path("c/<id:cohort_id>/roster/", cohorts.roster, name="roster"),
     path("c/<id:cohort_id>/roster/invite/", cohorts.roster_invite, name="roster_invite"),
     path(
@@ -37,6 +39,7 @@ urlpatterns = [
     path("c/<id:cohort_id>/weights/", cohorts.weight_set, name="weight_set"),
     path("c/<id:cohort_id>/labs/<slug:lab_slug>/", labs.lab, name="lab"),
     path("c/<id:cohort_id>/labs/<slug:lab_slug>/regrade/", labs.lab_regrade, name="lab_regrade"),
+    path("c/<id:cohort_id>/labs/<slug:lab_slug>/release/", grading.lab_release, name="lab_release"),
     path("c/<id:cohort_id>/labs/<slug:lab_slug>/code.zip", code.lab_code_zip, name="lab_code_zip"),
     path("c/<id:cohort_id>/labs/<slug:lab_slug>/similarity/", code.lab_similarity, name="lab_similarity"),
     path("c/<id:cohort_id>/submissions/<id:submission_id>/", labs.submission, name="submission"),

@@ -4,7 +4,9 @@ from django.db.models import Count, Max, Min, OuterRef, Q, QuerySet, Subquery, V
 from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
+from cohorts import selectors as cohort_reads
 from cohorts.models import CohortLab, Membership, ScoreOverride
+from cohorts.terms import own_terms
 from common.readcache import remember_content
 from labs.models import Lab, LabDraft, Submission
 
@@ -275,12 +277,14 @@ def counted_submits(rows: list[dict]) -> list[dict]:
     return sorted(counted.values(), key=lambda row: (row["submitted_at"], row["id"]))
 
 
-def penalised_best(rows: list[dict], policies: dict) -> dict[tuple[int, str], dict]:
+def penalised_best(rows: list[dict], policies: dict, extensions: dict | None = None) -> dict[tuple[int, str], dict]:
     """{(learner_id, lab_slug): {raw, late_final, penalty_pct, submission_id, submitted_at, max_score}}.
 
-    Each counted submit is judged on its own date, so an on-time 0.6 beats a late 1.0 at 50% a day;
-    `raw` is the best score before the late rule. The instructor gradebook reads these same figures."""
+    Each counted submit is judged on its own date, so an on-time 0.6 beats a late 1.0 at 50% a day, by the
+    learner's own terms (`extensions`: {(learner_id, lab_slug): Extension}); `raw` is the best score before
+    the late rule. The instructor gradebook reads these same figures."""
     best: dict[tuple[int, str], dict] = {}
+    extensions = extensions or {}
     for row in counted_submits(rows):
         key = (row["learner_id"], row["lab__slug"])
         grade = best.setdefault(
@@ -294,7 +298,8 @@ def penalised_best(rows: list[dict], policies: dict) -> dict[tuple[int, str], di
                 "max_score": 1.0,
             },
         )
-        penalty = late_penalty_pct(submitted_at=row["submitted_at"], policy=policies.get(row["lab__slug"]))
+        terms = own_terms(policies.get(row["lab__slug"]), extensions.get(key))
+        penalty = late_penalty_pct(submitted_at=row["submitted_at"], policy=terms)
         penalised = row["score"] * (1 - penalty / 100)
         if grade["raw"] is None or row["score"] > grade["raw"]:
             grade["raw"] = row["score"]
@@ -319,33 +324,39 @@ def scored_submit_rows(*, user_ids) -> list[dict]:
 
 
 def lab_standing(*, learner) -> dict[str, dict]:
-    """Per lab slug, what a learner sees of their grade: the due dates and late rule of the cohort they
-    joined last, and the score that counts, the same figure as the instructor gradebook's `final`."""
+    """Per lab slug, what a learner sees of their grade in the cohort they joined last: their own due dates
+    (an extension moves them) and, once the instructor released the lab's grades, the score that counts,
+    the same figure as the instructor gradebook's `final`. Until then `released` is False and the
+    figures of the cohort's grade (final, penalty, override) are None; without a cohort nothing is held back."""
     if not learner.is_authenticated:
         return {}
     membership = Membership.objects.filter(learner=learner).order_by("-joined_at", "-id").first()
-    policies = (
-        {policy.lab_slug: policy for policy in CohortLab.objects.filter(cohort_id=membership.cohort_id)}
-        if membership
-        else {}
-    )
-    overrides = {}
+    policies, overrides, extensions, releases = {}, {}, {}, None
     if membership:
+        cohort_id = membership.cohort_id
+        policies = {policy.lab_slug: policy for policy in CohortLab.objects.filter(cohort_id=cohort_id)}
         for override in ScoreOverride.objects.filter(
-            cohort_id=membership.cohort_id, learner=learner, kind=ScoreOverride.Kind.LAB, undone_at__isnull=True
+            cohort_id=cohort_id, learner=learner, kind=ScoreOverride.Kind.LAB, undone_at__isnull=True
         ).order_by("created_at", "id"):
             overrides[override.target_slug] = override  # newest wins, as in the gradebook
-    best = penalised_best(scored_submit_rows(user_ids=[learner.pk]), policies)
+        extensions = {
+            (learner.pk, ext.lab_slug): ext
+            for ext in cohort_reads.extensions_in(cohort_id=cohort_id, learner_ids=[learner.pk])
+        }
+        releases = cohort_reads.releases_in(cohort_id=cohort_id)
+    best = penalised_best(scored_submit_rows(user_ids=[learner.pk]), policies, extensions)
     standing = {}
     for slug in set(policies) | set(overrides) | {key[1] for key in best}:
         grade, override = best.get((learner.pk, slug), {}), overrides.get(slug)
+        released = releases is None or slug in releases
         standing[slug] = {
-            "policy": policies.get(slug),
-            "override": override,
+            "policy": own_terms(policies.get(slug), extensions.get((learner.pk, slug))),
+            "released": released,
+            "override": override if released else None,
             "raw": grade.get("raw"),
-            "penalty_pct": grade.get("penalty_pct", 0.0),
-            "final": override.score if override else grade.get("late_final"),
-            "max_score": override.max_score if override else grade.get("max_score", 1.0),
+            "penalty_pct": grade.get("penalty_pct", 0.0) if released else None,
+            "final": (override.score if override else grade.get("late_final")) if released else None,
+            "max_score": override.max_score if override and released else grade.get("max_score", 1.0),
         }
     return standing
 

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from cohorts.models import Cohort, CohortLab, Invitation, Membership, ScoreOverride
+from cohorts.models import Cohort, CohortLab, Extension, GradeRelease, Invitation, Membership, ScoreOverride
 from config.tests import world as site
 from drills.models import Attempt, MockInterview
 from labs.models import Submission
@@ -83,6 +83,9 @@ EXPECTED = {
     "instructor:weight_set": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:lab": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:lab_regrade": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
+    "instructor:lab_release": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 302)},
+    "instructor:extension_set": {"get": (405,) * 5, "post": (L, 403, 404, 403, 400)},  # no date given
+    "instructor:extension_remove": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:comment_add": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:requests": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:request_answer": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
@@ -130,6 +133,8 @@ def fingerprint(world) -> tuple:
         cohort.drill_weight,
         CohortLab.objects.filter(cohort=cohort).count(),
         sorted(ScoreOverride.objects.values_list("id", "undone_at", "score")),
+        sorted(Extension.objects.values_list("id", "due_at", "reason")),
+        sorted(GradeRelease.objects.values_list("cohort_id", "lab_slug")),
         sorted(Invitation.objects.values_list("id", "status")),
         sorted(MockInterview.objects.filter(learner=ada).values_list("id", "finished_at")),
         Attempt.objects.filter(learner=ada).count(),

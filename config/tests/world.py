@@ -5,11 +5,13 @@ Everything of A's carries a marker that nobody but A and `own` may ever be shown
 """
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
 
 from accounts.roles import instructor_group
-from cohorts.models import Invitation, ScoreOverride
+from cohorts.models import CohortLab, Extension, Invitation, ScoreOverride
 from drills.models import MockInterview
 from drills.tests.factories import load_fixture
 from experiments.models import Experiment
@@ -66,6 +68,16 @@ def build() -> World:
         reason=MARKERS[2],
         created_by=own,
     )
+    due = timezone.now() + timedelta(days=7)
+    CohortLab.objects.create(cohort=cohort_a, lab_slug="lab-1", due_at=due)
+    extension = Extension.objects.create(
+        cohort=cohort_a,
+        learner=ada,
+        lab_slug="lab-1",
+        due_at=due + timedelta(days=2),
+        reason=MARKERS[2],
+        created_by=own,
+    )
     to_ada = Invitation.objects.create(cohort=cohort_c, email=MARKERS[1], invited_by=own)
     to_newcomer = Invitation.objects.create(cohort=cohort_a, email="newcomer@example.com", invited_by=own)
     mock = MockInterview.objects.create(
@@ -83,6 +95,7 @@ def build() -> World:
         "learner_id": ada.pk,
         "submission_id": sub_a.pk,
         "override_id": override.pk,
+        "extension_id": extension.pk,
         "request_id": regrade_request.pk,
         "invitation_id": to_newcomer.pk,
         "lab_slug": "lab-1",

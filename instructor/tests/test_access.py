@@ -1,16 +1,19 @@
 """Every view and action: learners get 403, instructors of another cohort 404, ids never cross cohorts."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
-from cohorts.models import Membership, ScoreOverride
+from cohorts.models import CohortLab, Extension, GradeRelease, Membership, ScoreOverride
 from instructor.tests import factories
 from labs.models import Submission
 
 pytestmark = pytest.mark.django_db
 
 
-def cohort_urls(cohort, learner_id, submission_id, override_id):
+def cohort_urls(cohort, learner_id, submission_id, override_id, extension_id):
     """(method, url) of every cohort-scoped view and action."""
     c = cohort.pk
     return [
@@ -24,6 +27,10 @@ def cohort_urls(cohort, learner_id, submission_id, override_id):
         ("post", reverse("instructor:weight_set", args=[c])),
         ("get", reverse("instructor:lab", args=[c, "lab-1"])),
         ("post", reverse("instructor:lab_regrade", args=[c, "lab-1"])),
+        ("get", reverse("instructor:lab_release", args=[c, "lab-1"])),
+        ("post", reverse("instructor:lab_release", args=[c, "lab-1"])),
+        ("post", reverse("instructor:extension_set", args=[c, learner_id])),
+        ("post", reverse("instructor:extension_remove", args=[c, extension_id])),
         ("get", reverse("instructor:submission", args=[c, submission_id])),
         ("post", reverse("instructor:submission_regrade", args=[c, submission_id])),
         ("get", reverse("instructor:overrides", args=[c])),
@@ -46,7 +53,16 @@ def scene(cohort, learner, instructor):
         reason="viva",
         created_by=instructor,
     )
-    return cohort_urls(cohort, learner.pk, sub.pk, override.pk)
+    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=timezone.now())
+    extension = Extension.objects.create(
+        cohort=cohort,
+        learner=learner,
+        lab_slug="lab-1",
+        due_at=timezone.now() + timedelta(days=3),
+        reason="ill",
+        created_by=instructor,
+    )
+    return cohort_urls(cohort, learner.pk, sub.pk, override.pk, extension.pk)
 
 
 def test_anonymous_is_sent_to_log_in(client, scene):
@@ -67,6 +83,7 @@ def test_learner_gets_403_everywhere(learner_client, scene):
     ]:
         assert getattr(learner_client, method)(url).status_code == 403, url
     assert Submission.objects.count() == 1 and ScoreOverride.objects.get().undone_at is None
+    assert Extension.objects.count() == 1 and not GradeRelease.objects.exists()
 
 
 def test_instructor_of_another_cohort_gets_404_and_changes_nothing(client, other_instructor, scene, cohort):
@@ -78,6 +95,7 @@ def test_instructor_of_another_cohort_gets_404_and_changes_nothing(client, other
     assert cohort.join_code == code and cohort.drill_weight == 0
     assert Submission.objects.count() == 1 and Membership.objects.filter(cohort=cohort).count() == 1
     assert ScoreOverride.objects.get().undone_at is None
+    assert Extension.objects.get().reason == "ill" and not GradeRelease.objects.exists()
 
 
 def test_superuser_reaches_every_cohort(client, scene, django_user_model, cohort, other_cohort):

@@ -1,4 +1,5 @@
-"""The grade sheet as a streamed CSV: one row per learner, the gradebook's numbers."""
+"""The grade sheet as a streamed CSV: one row per learner, the gradebook's numbers (late penalties judged by
+each learner's extensions, which a column lists)."""
 
 import csv
 
@@ -27,10 +28,18 @@ def header(gradebook: Gradebook) -> list[str]:
         slug = lab["slug"]
         columns += [f"{slug} raw best", f"{slug} max", f"{slug} late penalty %", f"{slug} final"]
     columns += [f"{module['slug']} drill mastery %" for module in gradebook.modules]
-    return columns + ["overrides", "total %"]
+    return columns + ["overrides", "extensions", "total %"]
 
 
-def rows(gradebook: Gradebook):
+def _extension(extension, zone) -> str:
+    """An extension as the sheet states it, in the exporting instructor's time zone."""
+    due = timezone.localtime(extension.due_at, zone)
+    return f"{extension.lab_slug} due {due:%Y-%m-%d %H:%M} {zone}: {extension.reason}"
+
+
+def rows(gradebook: Gradebook, zone=None):
+    """`zone`: the time zone dates are written in (the rows are streamed after the request's zone is gone)."""
+    zone = zone or timezone.get_current_timezone()
     for grades in gradebook.rows:
         user = grades.user
         row = [_text(user.username), _text(user.get_full_name()), _text(user.email)]
@@ -47,6 +56,9 @@ def rows(gradebook: Gradebook):
                 )
             )
         )
+        row.append(
+            _text("; ".join(_extension(grade.extension, zone) for grade in grades.labs.values() if grade.extension))
+        )
         row.append(number(grades.total_pct))
         yield row
 
@@ -55,10 +67,11 @@ def rows(gradebook: Gradebook):
 def export_csv(request, cohort):
     gradebook = cohort_gradebook(cohort)
     writer = csv.writer(_Echo())
+    zone = timezone.get_current_timezone()
 
     def stream():
         yield writer.writerow(header(gradebook))
-        for row in rows(gradebook):
+        for row in rows(gradebook, zone):
             yield writer.writerow(row)
 
     filename = f"{slugify(cohort.name) or 'cohort'}-grades-{timezone.now():%Y%m%d}.csv"

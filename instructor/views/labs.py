@@ -50,6 +50,8 @@ def lab(request, cohort, lab_slug: str):
             "pending": any(not sub.is_done for sub in submissions),
             "verdicts": summary["verdicts"],
             "histogram": score_histogram(summary["scores"], summary["max_score"]),
+            "release": selectors.releases_in(cohort_id=cohort.pk).get(lab_slug),
+            "extensions": selectors.extensions_in(cohort_id=cohort.pk, lab_slug=lab_slug),
         },
     )
 

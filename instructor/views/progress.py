@@ -1,4 +1,5 @@
-"""The progress matrix of a cohort, one learner's page, and one learner's module (a matrix cell's drill-down)."""
+"""The progress matrix of a cohort, one learner's page (with their extensions), and one learner's module
+(a matrix cell's drill-down)."""
 
 from django.http import Http404
 from django.shortcuts import render
@@ -8,6 +9,7 @@ from cohorts import selectors
 from cohorts.access import cohort_view
 from instructor import sources
 from instructor.charts import learner_timeline
+from instructor.forms import ExtensionForm
 from instructor.gradebook import cohort_gradebook
 from instructor.matrix import HEAT_STEPS, matrix_rows, module_headers, module_progress, sort_links
 from instructor.views.labs import submissions_part, wants_submissions_part
@@ -50,7 +52,7 @@ def matrix(request, cohort):
     )
 
 
-def _member(cohort, learner_id: int):
+def member_or_404(cohort, learner_id: int):
     user = selectors.member_or_none(cohort=cohort, learner_id=learner_id)
     if user is None:
         raise Http404("No such learner in this cohort.")
@@ -59,10 +61,16 @@ def _member(cohort, learner_id: int):
 
 @cohort_view
 def learner(request, cohort, learner_id: int):
-    user = _member(cohort, learner_id)
-    submissions = list(sources.submissions_for(user_ids=[user.pk]))
+    user = member_or_404(cohort, learner_id)
     if wants_submissions_part(request):
+        submissions = list(sources.submissions_for(user_ids=[user.pk]))
         return submissions_part(request, cohort=cohort, submissions=submissions, show_lab=True)
+    return learner_page(request, cohort, user)
+
+
+def learner_page(request, cohort, user, *, extension_form=None, status: int = 200):
+    """One learner's page; `extension_form`, when given, is a posted form with its errors."""
+    submissions = list(sources.submissions_for(user_ids=[user.pk]))
     gradebook = cohort_gradebook(cohort, learner_ids=[user.pk])
     attempts = sources.attempts_for(user)
     return render(
@@ -80,14 +88,17 @@ def learner(request, cohort, learner_id: int):
             "timeline": learner_timeline(submissions, attempts),
             "override_form": override_form(cohort, learner=user),
             "audit": selectors.override_audit(cohort=cohort, learner_id=user.pk),
+            "extension_form": extension_form or ExtensionForm(policies=cohort.cohort_labs.all()),
+            "extensions": selectors.extensions_in(cohort_id=cohort.pk, learner_ids=[user.pk]),
         },
+        status=status,
     )
 
 
 @cohort_view
 def learner_module(request, cohort, learner_id: int, module_slug: str):
     """What one matrix cell sums up: the module's reading, drills and lab submissions of one learner."""
-    user = _member(cohort, learner_id)
+    user = member_or_404(cohort, learner_id)
     gradebook = cohort_gradebook(cohort, learner_ids=[user.pk])
     module = next((m for m in gradebook.modules if m["slug"] == module_slug), None)
     if module is None:

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from cohorts.models import Cohort, CohortLab, Membership, ScoreOverride
+from cohorts.models import Cohort, CohortLab, GradeRelease, Membership, ScoreOverride
 from instructor.gradebook import cohort_gradebook
 from labs import selectors
 from labs.models import Submission
@@ -29,6 +29,11 @@ def cohort(learner, instructor):
     return cohort
 
 
+def release(cohort, lab):
+    """The instructor released the lab's grades: from now on learners see the score that counts."""
+    GradeRelease.objects.create(cohort=cohort, lab_slug=lab.slug, released_by=cohort.instructors.get())
+
+
 def submit(learner, lab, score, at):
     row = Submission.objects.create(
         learner=learner,
@@ -47,6 +52,7 @@ def submit(learner, lab, score, at):
 def test_a_late_perfect_score_shows_the_penalised_figure_the_gradebook_has(learner_client, learner, lab, cohort):
     CohortLab.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
     submit(learner, lab, 1.0, DUE + timedelta(hours=5))  # one started day late: 10% off
+    release(cohort, lab)
     counted = cohort_gradebook(cohort).rows[0].labs[lab.slug].final
     assert counted == pytest.approx(0.9)
     index = learner_client.get(reverse("labs:index")).content.decode()
@@ -64,6 +70,7 @@ def test_an_on_time_lower_score_can_be_the_one_that_counts(learner, lab, cohort)
     )
     submit(learner, lab, 0.6, DUE - timedelta(hours=1))
     submit(learner, lab, 1.0, DUE + timedelta(days=2))  # after the late due date: 0
+    release(cohort, lab)
     standing = selectors.lab_standing(learner=learner)[lab.slug]
     grade = cohort_gradebook(cohort).rows[0].labs[lab.slug]
     assert (standing["final"], standing["raw"], standing["penalty_pct"]) == (grade.final, grade.raw, grade.penalty_pct)
@@ -83,6 +90,7 @@ def test_an_override_is_the_score_that_counts(learner_client, learner, instructo
         created_by=instructor,
     )
     assert cohort_gradebook(cohort).rows[0].labs[lab.slug].final == 0.8
+    release(cohort, lab)
     page = learner_client.get(reverse("labs:detail", args=[lab.slug])).content.decode()
     assert '<strong id="counted-score">0.80 / 1.00</strong>' in page and "grader bug on trace 3" in page
 

@@ -1,0 +1,34 @@
+"""A learner's own terms for a lab: the cohort's due dates, moved later by that learner's extension.
+
+An extension sets a new due date; the late window keeps its length (the late due date moves by as much),
+and an extension never makes the terms stricter: a cohort due date moved past it wins."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class LabTerms:
+    due_at: datetime | None
+    late_due_at: datetime | None
+    percent_per_day: float
+    weight: float = 1.0
+    extension: object | None = None  # the cohorts.Extension that moved the dates, when one did
+
+    @property
+    def is_extended(self) -> bool:
+        return self.extension is not None
+
+
+def own_terms(policy, extension=None):
+    """The terms one learner works to: `policy` (a CohortLab, or None) as is without an extension that moves it."""
+    if policy is None or extension is None or policy.due_at is None or extension.due_at <= policy.due_at:
+        return policy
+    shift = extension.due_at - policy.due_at
+    return LabTerms(
+        due_at=extension.due_at,
+        late_due_at=policy.late_due_at + shift if policy.late_due_at else None,
+        percent_per_day=policy.percent_per_day,
+        weight=policy.weight,
+        extension=extension,
+    )
