@@ -223,23 +223,11 @@ class RunGroup:
         self.kill_all()
         for folder in self.dirs:
             for inner in sorted(folder.glob(f"{RUN_PREFIX}*")):  # a sandbox's group its process left behind
-                _remove_folder(inner)
-            _remove_folder(folder)
+                _remove_folder(inner, self.kill_all)
+            _remove_folder(folder, self.kill_all)
 
 
-def _kill_procs(folder: Path) -> None:
-    try:
-        pids = [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]
-    except OSError:
-        return
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-def _remove_folder(folder: Path) -> None:
+def _remove_folder(folder: Path, kill) -> None:
     for attempt in range(200):
         try:
             folder.rmdir()
@@ -248,7 +236,7 @@ def _remove_folder(folder: Path) -> None:
             return
         except OSError:
             if attempt % 20 == 19:
-                _kill_procs(folder)
+                kill()
             time.sleep(0.01)
     log.error("could not remove run cgroup %s", folder)
 

@@ -94,6 +94,8 @@ def judge_overrun(*, wall_s: float, cpu_limit_s: float, elapsed_s: float, used: 
     own_s = elapsed_s - used.waited_s - stalled_s
     if used.cpu_s >= 0.9 * cpu_limit_s:
         return "time_limit", f"still running your code after {used.cpu_s:.1f} s of CPU (the limit is {cpu_limit_s:g} s)"
+    if own_s >= 0.9 * wall_s and used.cpu_s >= 0.5 * own_s:
+        return "time_limit", f"still running your code after {wall_s:g} s ({used.cpu_s:.1f} s of CPU)"
     if own_s >= 0.9 * wall_s:
         return (
             "time_limit",

@@ -86,12 +86,17 @@ class SandboxProcess:
     def deadline(self) -> float:
         """When the run has had `wall_s` of its own time: later by the seconds it waited for a CPU and the grader
         did not run (clock.py), and never past the backstop."""
-        own = self.started_at + self.limits.wall_s + self.grader_turns_s()
         if self._proc is None:
-            return own
-        used = self.usage()
+            return self.started_at + self.limits.wall_s
+        deadline = self._deadline(self.usage())
+        if deadline <= time.monotonic():  # make sure with fresh figures: the ones read a moment ago may be late
+            deadline = self._deadline(self.usage(fresh=True))
+        return deadline
+
+    def _deadline(self, used: "clock.Usage") -> float:
         if used.cpu_s >= self.limits.cpu_s:  # the run has had its CPU: its time is up now
             return time.monotonic()
+        own = self.started_at + self.limits.wall_s + self.grader_turns_s()
         credit = used.waited_s + clock.STALLS.stalled_s() - self._stalled_at_start
         return min(own + credit, self.started_at + clock.backstop_s(self.limits.wall_s))
 

@@ -26,6 +26,8 @@ def test_an_overrun_is_the_learners_only_when_the_code_had_its_time():
     paused = judge_overrun(wall_s=20, cpu_limit_s=10, elapsed_s=80, used=Usage(2.0, 0.0), stalled_s=65)
     assert spun == ("time_limit", "still running your code after 9.5 s of CPU (the limit is 10 s)")
     assert waited[0] == "time_limit" and "used only 0.3 s of CPU: it was waiting" in waited[1]
+    busy = judge_overrun(wall_s=20, cpu_limit_s=30, elapsed_s=21, used=Usage(15.0, 0.5), stalled_s=0)
+    assert busy == ("time_limit", "still running your code after 20 s (15.0 s of CPU)")
     for verdict, message in (starved, paused):
         assert verdict == "internal_error" and "the grading host was overloaded" in message
         assert "does not count against you" in message

@@ -45,10 +45,10 @@ CHEATS = [
         "rejected",
         "test mha-one-block: refused: an answer arrived that the harness did not write",
     ),
-    ("scheduler", "cheat_frames", "time_limit", "the trace would never finish"),
+    ("scheduler", "cheat_frames", "wrong_answer", "the trace would never finish"),
     ("scheduler", "cheat_monkeypatch", "runtime_error", "broke the harness protocol"),
     ("scheduler", "cheat_reference_objects", "wrong_answer", "rule 'malformed' broken"),
-    ("scheduler", "cheat_read_grader_files", "time_limit", "the trace would never finish"),
+    ("scheduler", "cheat_read_grader_files", "wrong_answer", "the trace would never finish"),
     ("scheduler", "cheat_early_result", "rejected", "the harness did not write"),
 ]
 
