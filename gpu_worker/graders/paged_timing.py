@@ -24,9 +24,9 @@ PLUGIN = "paged_calls"
 ROUNDS = 5
 RETIMES = 2  # a batch of rounds whose spread is wider than the limit is timed again, at most this often
 SPREAD_LIMIT = {"cpu": 0.5, "cuda": 0.2}  # (slowest round - fastest) / median
-ROUND_S = 0.01  # calls per round: about this long by the first call's time
-MAX_CALLS = 64
-STAGED_BYTES = 256 * 2**20  # the caches of one round, all calls together
+ROUND_S = {"cpu": 0.01, "cuda": 0.02}  # calls per round: enough for a round to last about this long
+MAX_CALLS = {"cpu": 64, "cuda": 256}  # a round trip costs about a millisecond: many calls share it on a GPU
+STAGED_BYTES = {"cpu": 256 * 2**20, "cuda": 768 * 2**20}  # the caches of one round, all calls together
 FRAME_BYTES = 32 * 2**20  # caches per `stage` frame (the channel caps a frame at 64 MiB)
 SLOW_CALL_S = 0.5  # a call slower than this (e.g. Triton's CPU interpreter) is not timed
 RESERVE_S = 15.0  # no timing round starts with less of the run's wall clock left than this
@@ -84,9 +84,9 @@ def time_case(session, case, dtype, dev: str, rng: random.Random, retime: bool) 
         raise TimingStopped(
             f"a call took {probe:.2f} s at context {context}; the board times kernels up to {SLOW_CALL_S:g} s a call"
         )
-    set_bytes = _cache_bytes(case, dtype)
-    calls = max(1, min(MAX_CALLS, STAGED_BYTES // set_bytes, math.ceil(ROUND_S / max(probe, 1e-9))))
-    _round(session, case, calls, dtype, dev, rng)  # warm-up: the same form as every timed round
+    calls = _calls(case, dtype, dev, probe)
+    warm, _ = _round(session, case, calls, dtype, dev, rng)  # warm-up: the same form as every timed round
+    calls = max(calls, _calls(case, dtype, dev, warm))  # the probe's round trip overstates a fast kernel's call
     limit, batches = SPREAD_LIMIT.get(dev, SPREAD_LIMIT["cpu"]), []
     for _ in range(1 + (RETIMES if retime else 0)):
         if batches and _time_left(session) < RESERVE_S:
@@ -96,6 +96,12 @@ def time_case(session, case, dtype, dev: str, rng: random.Random, retime: bool) 
             break
     best = min(batches, key=lambda batch: spread([yours for yours, _ in batch]))
     return Timed([y for y, _ in best], [r for _, r in best], calls, len(batches) - 1, limit)
+
+
+def _calls(case, dtype, dev: str, per_call_s: float) -> int:
+    kind = "cuda" if dev == "cuda" else "cpu"
+    fits = STAGED_BYTES[kind] // _cache_bytes(case, dtype)
+    return max(1, min(MAX_CALLS[kind], fits, math.ceil(ROUND_S[kind] / max(per_call_s, 1e-9))))
 
 
 def _time_left(session) -> float:
@@ -111,16 +117,16 @@ def _round(session, case, calls: int, dtype, dev: str, rng: random.Random) -> tu
     """(your seconds per call, the reference's) over `calls` fresh input sets; raises TimedCallRefused."""
     if _time_left(session) < RESERVE_S:
         raise TimingStopped("timing stopped: too little of the run's time was left to time the kernel fairly")
-    generator = torch.Generator().manual_seed(rng.randrange(2**63))
+    generator = torch.Generator(device=dev).manual_seed(rng.randrange(2**63))  # made on the device: quick
     sets = [paged_inputs.fresh_inputs(case, generator, dtype) for _ in range(calls)]
     per_frame = max(1, FRAME_BYTES // _cache_bytes(case, dtype))
     for start in range(0, calls, per_frame):
         chunk = sets[start : start + per_frame]
-        session.plugin(PLUGIN, "stage", dev, [s[1] for s in chunk], [s[2] for s in chunk])
+        session.plugin(PLUGIN, "stage", dev, [s[1].cpu() for s in chunk], [s[2].cpu() for s in chunk])
     order = rng.sample(range(calls), calls)  # not the staging order: the last staged caches are not the next read
-    queries = torch.stack([sets[i][0] for i in order])  # [calls, N, H, D]
-    tables = torch.stack([sets[i][3] for i in order])  # [calls, N, max_blocks]
-    lens = torch.stack([sets[i][4] for i in order])  # [calls, N]
+    queries = torch.stack([sets[i][0] for i in order]).cpu()  # [calls, N, H, D]
+    tables = torch.stack([sets[i][3] for i in order]).cpu()  # [calls, N, max_blocks]
+    lens = torch.stack([sets[i][4] for i in order]).cpu()  # [calls, N]
     started = time.perf_counter()
     answer = session.plugin(PLUGIN, "run", dev, order, queries, tables, lens, sets[0][5])
     yours = (time.perf_counter() - started) / calls
