@@ -116,7 +116,7 @@ def _cache_bytes(case, dtype) -> int:
 def _round(session, case, calls: int, dtype, dev: str, rng: random.Random) -> tuple[float, float]:
     """(your seconds per call, the reference's) over `calls` fresh input sets; raises TimedCallRefused."""
     if _time_left(session) < RESERVE_S:
-        raise TimingStopped("timing stopped: too little of the run's time was left to time the kernel fairly")
+        raise TimingStopped("too little of the run's time was left to time the kernel fairly")
     generator = torch.Generator(device=dev).manual_seed(rng.randrange(2**63))  # made on the device: quick
     sets = [paged_inputs.fresh_inputs(case, generator, dtype) for _ in range(calls)]
     per_frame = max(1, FRAME_BYTES // _cache_bytes(case, dtype))
