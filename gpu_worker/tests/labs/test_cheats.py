@@ -86,8 +86,10 @@ def test_cheat_is_no_faster_than_its_honest_twin(grade, fixture_source, lab, nam
     honest = grade(lab, fixture_source(lab, twin), mode="run", limits=LIMITS)
     cheat = grade(lab, fixture_source(lab, name), mode="run", limits=LIMITS)
     assert honest["verdict"] == cheat["verdict"] == "accepted", cheat["message"]
-    # Before fresh inputs these were 20-40x faster; a factor of 3 leaves room for a busy host's noise.
-    assert cheat["metrics"]["median_ms"] > honest["metrics"]["median_ms"] / 3, (cheat["metrics"], honest["metrics"])
+    # Speed against the reference timed in the same rounds, so a busy host slows both alike. Before fresh
+    # inputs these cheats were 4-40x faster than their twin; a factor of 3 leaves room for the host's noise.
+    ratio, honest_ratio = cheat["metrics"]["speed_ratio"], honest["metrics"]["speed_ratio"]
+    assert ratio < 3 * max(honest_ratio, 1.0), (cheat["metrics"], honest["metrics"])
     assert "above_peak" not in cheat["metrics"]
 
 
