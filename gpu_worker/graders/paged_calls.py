@@ -15,7 +15,9 @@ STAGED: list[tuple] = []  # (key_cache, value_cache) per input set of the round 
 def run(module, args: list):
     op, device, *rest = args
     if op == "stage":
-        keys, values = rest
+        first, keys, values = rest
+        if first:  # a new round: nothing of an earlier one that never ran is left to be picked by index
+            STAGED.clear()
         STAGED.extend((key.to(device), value.to(device)) for key, value in zip(keys, values))
         return {"staged": len(STAGED)}
     if op == "run":

@@ -122,7 +122,7 @@ def _round(session, case, calls: int, dtype, dev: str, rng: random.Random) -> tu
     per_frame = max(1, FRAME_BYTES // _cache_bytes(case, dtype))
     for start in range(0, calls, per_frame):
         chunk = sets[start : start + per_frame]
-        session.plugin(PLUGIN, "stage", dev, [s[1].cpu() for s in chunk], [s[2].cpu() for s in chunk])
+        session.plugin(PLUGIN, "stage", dev, start == 0, [s[1].cpu() for s in chunk], [s[2].cpu() for s in chunk])
     order = rng.sample(range(calls), calls)  # not the staging order: the last staged caches are not the next read
     queries = torch.stack([sets[i][0] for i in order]).cpu()  # [calls, N, H, D]
     tables = torch.stack([sets[i][3] for i in order]).cpu()  # [calls, N, max_blocks]

@@ -54,12 +54,15 @@ def _learner(kernel):
     return types.SimpleNamespace(paged_attention_decode=kernel)
 
 
+def _sets(calls: int, seed: int = 0) -> list[tuple]:
+    generator = torch.Generator().manual_seed(seed)
+    return [paged_inputs.fresh_inputs(timing_case(64), generator) for _ in range(calls)]
+
+
 def _round(kernel, calls: int = 2) -> dict:
     """One round through the sandbox side, in this process (what the harness would run)."""
-    case = timing_case(64)
-    generator = torch.Generator().manual_seed(0)
-    sets = [paged_inputs.fresh_inputs(case, generator) for _ in range(calls)]
-    paged_calls.run(_learner(kernel), ["stage", "cpu", [s[1] for s in sets], [s[2] for s in sets]])
+    sets = _sets(calls)
+    paged_calls.run(_learner(kernel), ["stage", "cpu", True, [s[1] for s in sets], [s[2] for s in sets]])
     stacked = [torch.stack([s[index] for s in sets]) for index in (0, 3, 4)]
     return paged_calls.run(_learner(kernel), ["run", "cpu", list(range(calls)), *stacked, sets[0][5]])
 
@@ -67,8 +70,12 @@ def _round(kernel, calls: int = 2) -> dict:
 def test_sandbox_side_answers_every_output_and_refuses_views_and_subclasses():
     from gpu_worker.engine.attention import paged_attention_decode
 
+    left_over = _sets(1, seed=9)[0]  # staged by a round that never ran: the next round starts afresh
+    paged_calls.run(_learner(paged_attention_decode), ["stage", "cpu", True, [left_over[1]], [left_over[2]]])
     answer = _round(paged_attention_decode)
-    assert answer["outputs"].shape == (2, 4, 8, 64) and not paged_calls.STAGED
+    expected = torch.stack([paged_attention_decode(*inputs) for inputs in _sets(2)])
+    torch.testing.assert_close(answer["outputs"], expected)
+    assert not paged_calls.STAGED
     assert "shares memory with its input query" in _round(lambda q, *rest: q)["refused"]
     assert (
         "shares memory with its input key_cache" in _round(lambda q, k, *rest: k[0, 0, :1].expand(4, 8, 64))["refused"]
