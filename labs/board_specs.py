@@ -1,5 +1,6 @@
-"""Which labs have a leaderboard, and for each the trusted figure that ranks it, which way is better, and the
-fixed workload it is measured on. Query expressions only: labs.models and labs.leaderboard both read this."""
+"""Which labs have a leaderboard, and for each the trusted figure that ranks it, which way is better, the fixed
+workload it is measured on, and which result metrics say in words why a result has no figure. Query
+expressions and names only: labs.models, labs.leaderboard and labs.board_standing read this."""
 
 from dataclasses import dataclass
 
@@ -18,7 +19,10 @@ class BoardSpec:
     lower_is_better: bool
     workload: str
     value: object  # a query expression giving the figure for one submission
-    fixed_workload: Q  # keeps only results measured on the fixed workload
+    fixed_workload: Q  # keeps only results measured on the fixed workload (and not flagged as impossible)
+    spread: object = None  # a query expression: how far the figure's timed rounds lie apart, in %
+    why_not: tuple = ()  # metrics whose text says why a result has no figure (e.g. "timing_note")
+    noisy_devices: tuple = ()  # device kinds whose figures vary from run to run (a busy host's CPU)
 
 
 def _number(path: str):
@@ -30,9 +34,14 @@ SPECS = {
         figure="median latency",
         unit="ms",
         lower_is_better=True,
-        workload="decode attention, batch 4, 8 query heads, context 1024, timed by the grader",
+        workload="decode attention, batch 4, 8 query heads, context 1024, timed by the grader on fresh inputs "
+        "(every output checked), the median of 5 rounds",
         value=_number("result__metrics__median_ms"),
-        fixed_workload=Q(result__metrics__timing_context=1024, result__metrics__median_ms__isnull=False),
+        fixed_workload=Q(result__metrics__timing_context=1024, result__metrics__median_ms__isnull=False)
+        & ~Q(result__metrics__has_key="above_peak"),
+        spread=_number("result__metrics__timing_spread_pct"),
+        why_not=("timing_note",),
+        noisy_devices=("cpu",),
     ),
     "scheduler": BoardSpec(
         figure="throughput",
@@ -50,5 +59,7 @@ SPECS = {
         workload="all-reduce of 4 MiB (float32) over 4 ranks, timed by the grader around the exchange",
         value=_number("result__metrics__bandwidth__3__busbw"),
         fixed_workload=Q(result__metrics__bandwidth__3__size=4 * 1048576),
+        why_not=("bandwidth_error",),
+        noisy_devices=("cpu",),
     ),
 }

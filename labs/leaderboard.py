@@ -4,13 +4,14 @@ grader measured on its own side, on a workload that is the same for every submis
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import F, TextField, Value, Window
+from django.db.models import F, FloatField, Value, Window
 from django.db.models.fields.json import KT
-from django.db.models.functions import Coalesce, NullIf, RowNumber
+from django.db.models.functions import RowNumber
 
 from accounts.roles import is_instructor
 from cohorts.models import Cohort
 from labs.board_specs import SPECS, BoardSpec
+from labs.board_standing import device_kind
 from labs.models import CohortBoard, Lab, Submission
 
 
@@ -23,6 +24,8 @@ class Entry:
     submission_id: int
     submitted_at: datetime
     is_own: bool = False
+    spread_pct: float | None = None  # how far the figure's timed rounds lie apart (None: one figure, no rounds)
+    noisy: bool = False  # still spread wider than the grader allows after it timed it again
 
 
 @dataclass
@@ -32,6 +35,15 @@ class Board:
     device: str
     devices: list[str]
     entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def noisy(self) -> bool:
+        """Whether this device's figures vary from run to run (a CPU shared with other work)."""
+        return self.device in self.spec.noisy_devices
+
+    @property
+    def shows_spread(self) -> bool:
+        return self.spec.spread is not None
 
     @property
     def device_label(self) -> str:
@@ -60,25 +72,17 @@ def best_per_learner(*, lab: Lab, learner_ids=None) -> dict[str, list[dict]]:
     best first, in one query. `learner_ids` (a queryset or list) limits it to a cohort."""
     spec = SPECS[lab.slug]
     order = F("figure").asc() if spec.lower_is_better else F("figure").desc()
-    # The GPU model's name when the worker reported one, else "cpu" or "cuda" as the grader saw it.
-    device = Coalesce(
-        *(
-            NullIf(KT(path), Value("null"))
-            for path in (  # SQLite reads a JSON null as "null"
-                "result__worker__cuda",
-                "result__metrics__device",
-                "result__worker__device",
-            )
-        ),
-        Value("unknown"),
-        output_field=TextField(),
-    )
     rows = (
         Submission.objects.filter(
             spec.fixed_workload, lab=lab, mode=Submission.Mode.SUBMIT, status=Submission.Status.DONE, verdict="accepted"
         )
         .filter(**({} if learner_ids is None else {"learner_id__in": learner_ids}))
-        .annotate(figure=spec.value, device=device)
+        .annotate(
+            figure=spec.value,
+            device=device_kind(),
+            spread=spec.spread if spec.spread is not None else Value(None, output_field=FloatField()),
+            noisy=KT("result__metrics__timing_noisy"),
+        )
         .filter(figure__isnull=False)
         .annotate(
             place=Window(
@@ -88,7 +92,7 @@ def best_per_learner(*, lab: Lab, learner_ids=None) -> dict[str, list[dict]]:
             )
         )
         .filter(place=1)
-        .values("learner_id", "learner__username", "figure", "device", "id", "created_at")
+        .values("learner_id", "learner__username", "figure", "device", "id", "created_at", "spread", "noisy")
     )
     boards: dict[str, list[dict]] = {}
     for row in rows:
@@ -121,6 +125,8 @@ def board_for(*, lab: Lab, viewer, device: str = "", cohort: Cohort | None = Non
                 submission_id=row["id"],
                 submitted_at=row["created_at"],
                 is_own=row["learner_id"] == viewer.pk,
+                spread_pct=row["spread"],
+                noisy=row["noisy"] in (True, "true", "1", 1),
             )
         )
         previous = row["figure"]

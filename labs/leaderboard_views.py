@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import is_instructor
 from cohorts.access import cohort_view
-from labs import leaderboard
+from labs import board_standing, leaderboard
 from labs.leaderboard_services import board_hidden_set
 from labs.models import Lab
 
@@ -44,6 +44,7 @@ def board(request, slug):
             device=request.GET.get("device", ""),
             cohort=cohort if scope == "cohort" else None,
         )
+        context["unranked"] = board_standing.unranked_for(lab=lab, viewer=request.user)
     if is_instructor(request.user):
         context["hidden_in"] = leaderboard.hidden_in(lab=lab, cohorts=cohorts)
     return render(request, "labs/leaderboard.html", context)

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.roles import is_instructor
 from common.polling import polled_page
 from health.status import grading_status
-from labs import feedback, selectors
+from labs import board_standing, feedback, selectors
 from labs.models import Lab
 from labs.services import SubmissionRefused, draft_save, submission_create
 
@@ -130,6 +130,7 @@ def submission(request, pk):
         "submission": found,
         "view": selectors.result_for_learner(found) if found.is_done else None,
         "ahead": None if found.is_done else selectors.runs_ahead_of(found),
+        "standing": board_standing.standing(submission=found) if found.is_done else "",
         **feedback_context(found, user=request.user),
     }
     return polled_page(request, "labs/submission.html", context, finished=found.is_done)

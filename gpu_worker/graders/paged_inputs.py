@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import torch
 
 POISON_KEY, POISON_VALUE = 30.0, 1000.0  # finite, so masking them out gives exact zeros; reading them shows
+TOLERANCE = {torch.float32: (1e-4, 1e-3), torch.float16: (2e-2, 2e-2), torch.bfloat16: (5e-2, 5e-2)}  # atol, rtol
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,28 @@ def build(case: PagedCase, seed: int, dtype=torch.float32, device="cpu") -> tupl
         lens.to(**to),
         case.head_dim**-0.5,
     )
+
+
+def fresh_inputs(case: PagedCase, generator: torch.Generator, dtype=torch.float32) -> tuple:
+    """A timed call's inputs, made quickly on the generator's device: every value new (spare blocks too), blocks
+    shuffled, the padding pointing at spare blocks. Poison is the tests' job; here only freshness matters."""
+    on = dict(generator=generator, device=generator.device)
+    blocks_per_seq = [-(-length // case.block_size) for length in case.context_lens]
+    max_blocks = max(blocks_per_seq) + 2
+    num_blocks = sum(blocks_per_seq) + 3
+    shape = (num_blocks, case.block_size, case.num_kv_heads, case.head_dim)
+    key_cache = torch.randn(shape, **on).to(dtype)  # [num_blocks, block_size, KVH, D]
+    value_cache = torch.randn(shape, **on).to(dtype)
+    physical = torch.randperm(num_blocks, **on)
+    spare = physical[sum(blocks_per_seq) :]
+    tables = spare[torch.randint(len(spare), (case.num_seqs, max_blocks), **on)]  # [N, max_blocks]
+    start = 0
+    for seq, count in enumerate(blocks_per_seq):
+        tables[seq, :count] = physical[start : start + count]
+        start += count
+    query = torch.randn(case.num_seqs, case.num_kv_heads * case.group, case.head_dim, **on)  # [N, H, D]
+    lens = torch.tensor(case.context_lens, dtype=torch.int32, device=generator.device)
+    return query.to(dtype), key_cache, value_cache, tables.to(torch.int32), lens, case.head_dim**-0.5
 
 
 def public_cases() -> list[PagedCase]:

@@ -7,6 +7,7 @@ how close a kernel gets.
 """
 
 import math
+import os
 
 from gpu_worker.engine.peaks import device_peaks
 from gpu_worker.graders.cases import figure
@@ -54,6 +55,7 @@ def add_roofline(report, *, case, element_bytes: int, dev: str, yours_ms, refere
                 "reference_gbps": _figures(kv_bytes / (reference_ms / 1e3) / 1e9),
             }
         )
+        _flag_above_peak(report, achieved, peaks)
         if _positive(peaks["gflops"]):
             report.metrics["peak_gflops"] = _figures(peaks["gflops"])
         report.plots.append(_figure(peaks, intensity, flops, yours_ms, reference_ms))
@@ -69,6 +71,24 @@ def add_roofline(report, *, case, element_bytes: int, dev: str, yours_ms, refere
         ):
             report.metrics.pop(key, None)
         report.plots[:] = [plot for plot in report.plots if plot.get("title") != TITLE]
+
+
+def bandwidth_ceiling(peaks: dict) -> float:
+    """The bandwidth no honest kernel can pass: the data sheet's peak; on a CPU, the one-thread measurement
+    times the cores (learner code may start threads of its own)."""
+    if peaks["source"] == "measured":
+        return peaks["gbps"] * max(1, os.cpu_count() or 1)
+    return peaks["gbps"]
+
+
+def _flag_above_peak(report, achieved: float, peaks: dict) -> None:
+    """A figure above the ceiling is flagged and never ranked: the timing was fooled, whatever the kernel did."""
+    ceiling = bandwidth_ceiling(peaks)
+    if achieved > ceiling:
+        report.metrics["above_peak"] = True
+        report.metrics["timing_note"] = (
+            f"not ranked: {_figures(achieved):g} GB/s is above what this device can read ({_figures(ceiling):g} GB/s)"
+        )
 
 
 def _figures(value: float) -> float:

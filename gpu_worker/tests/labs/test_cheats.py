@@ -45,6 +45,14 @@ CHEATS = [
         "rejected",
         "test mha-one-block: refused: an answer arrived that the harness did not write",
     ),
+    ("paged-attention", "cheat_garbage_timed_shape", "wrong_answer", "timed call 1 of 1 at context 64 was wrong"),
+    ("paged-attention", "cheat_alias_input", "rejected", "returned a tensor that shares memory with its input query"),
+    (
+        "paged-attention",
+        "cheat_lazy_output",
+        "rejected",
+        "returned a Deferred; the contract asks for a plain torch.Tensor",
+    ),
     ("scheduler", "cheat_frames", "wrong_answer", "the trace would never finish"),
     ("scheduler", "cheat_monkeypatch", "runtime_error", "broke the harness protocol"),
     ("scheduler", "cheat_reference_objects", "wrong_answer", "rule 'malformed' broken"),
@@ -65,10 +73,31 @@ def test_cheat_is_not_accepted(grade, fixture_source, lab, name, verdict, words)
         assert internal not in result["message"], internal
 
 
+# Cheats that compute the right answer but try to be timed faster than they are: graded beside an honest twin.
+TWINS = [
+    ("paged-attention", "cheat_memo_identity", "reference"),
+    ("paged-attention", "cheat_memo_content", "reference"),
+]
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("lab, name, twin", TWINS, ids=[f"{lab}/{name}" for lab, name, _ in TWINS])
+def test_cheat_is_no_faster_than_its_honest_twin(grade, fixture_source, lab, name, twin):
+    honest = grade(lab, fixture_source(lab, twin), mode="run", limits=LIMITS)
+    cheat = grade(lab, fixture_source(lab, name), mode="run", limits=LIMITS)
+    assert honest["verdict"] == cheat["verdict"] == "accepted", cheat["message"]
+    # Speed against the reference timed in the same rounds, so a busy host slows both alike. Before fresh
+    # inputs these cheats were 4-40x faster than their twin; a factor of 3 leaves room for the host's noise.
+    ratio, honest_ratio = cheat["metrics"]["speed_ratio"], honest["metrics"]["speed_ratio"]
+    assert ratio < 3 * max(honest_ratio, 1.0), (cheat["metrics"], honest["metrics"])
+    assert "above_peak" not in cheat["metrics"]
+
+
 def test_every_lab_has_its_cheat_suite():
     for lab in GRADER_MODULES:
         present = {path.stem for path in (FIXTURES / lab).glob("cheat_*.py")}
-        assert present == {name for cheat_lab, name, _, _ in CHEATS if cheat_lab == lab}
+        listed = {name for cheat_lab, name, _, _ in CHEATS if cheat_lab == lab}
+        assert present == listed | {name for twin_lab, name, _ in TWINS if twin_lab == lab}
         assert {
             "cheat_frames",
             "cheat_monkeypatch",

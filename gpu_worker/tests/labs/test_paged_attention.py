@@ -62,6 +62,9 @@ def test_reference_accepted_on_cuda_with_half_precision_cases(grade, fixture_sou
     assert result["worker"]["cuda"] == torch.cuda.get_device_name(0)  # leaderboards rank per GPU model
     names = {t["name"] for t in result["tests"]}
     assert {"hidden-gqa4-bs16-float16", "hidden-gqa4-bs16-bfloat16"} <= names
+    metrics = result["metrics"]  # timed on fresh inputs on the GPU, every output checked, under the data sheet's peak
+    assert "timing_note" not in metrics and "above_peak" not in metrics, metrics
+    assert metrics["timing_rounds"] == 5 and metrics["timing_context"] == 1024 and metrics["median_ms"] > 0
 
 
 @pytest.mark.sandbox

@@ -75,3 +75,13 @@ def test_data_sheet_lookup_prefers_the_longest_model_name():
     assert _by_name(FP16_PEAK_TFLOPS, "NVIDIA A100-SXM4-80GB") == 312
     assert _by_name(FP16_PEAK_TFLOPS, "NVIDIA A10") == 125
     assert _by_name(HBM_PEAK_GBPS, "Some Future GPU") is None
+
+
+def test_a_figure_above_the_device_ceiling_is_flagged_and_says_so():
+    report = Report("paged-attention", "run")
+    add_roofline(report, case=timing_case(1024), element_bytes=4, dev="cpu", yours_ms=1e-5, reference_ms=1.0)
+    assert report.metrics["above_peak"] is True  # 4 MiB in 10 ns: 419 TB/s
+    assert report.metrics["timing_note"].startswith("not ranked: 419400 GB/s is above what this device can read")
+    honest = Report("paged-attention", "run")
+    add_roofline(honest, case=timing_case(1024), element_bytes=4, dev="cpu", yours_ms=2.0, reference_ms=1.0)
+    assert "above_peak" not in honest.metrics and "timing_note" not in honest.metrics
