@@ -147,3 +147,10 @@ def _per_call_s(session, args: tuple, dev: str, extra: int = 6, rounds: int = 3)
 def _time_reference(args: list, dev: str) -> list[float]:
     with torch_threads(1):  # as in the sandbox (OMP_NUM_THREADS=1), so the comparison is fair
         return call_seconds(lambda: reference_attention(*args), warmup=2, repeats=7, device=dev)
+
+
+def run_custom(session, report, custom) -> None:
+    """A Run on the learner's own input (graders/custom_input.py)."""
+    from gpu_worker.graders import custom_input
+
+    custom_input.paged_attention(session, report, custom, dev=device())

@@ -223,3 +223,10 @@ def _plots(report, name: str, result) -> None:
     report.plots.append(
         figure(f"{name}: per-request timeline (arrival, first token, last token)", traces, "step", "request")
     )
+
+
+def run_custom(session, report, custom) -> None:
+    """A Run on the learner's own input (graders/custom_input.py)."""
+    from gpu_worker.graders import custom_input
+
+    custom_input.scheduler(session, report, custom)
