@@ -39,6 +39,7 @@ def result_extras(submission, view) -> dict:
             verdict=submission.verdict, message=submission.message, tests=(view or {}).get("tests", [])
         ),
         "measurements": presentation.measurements(result.get("metrics")),
+        "custom": presentation.custom_view(result.get("custom"), submission.custom_input),
     }
 
 
