@@ -33,8 +33,14 @@ def _row(report, label: str, yours: str, reference: str, same: bool) -> None:
 
 
 def _finish(report, passed: bool, verdict: str = "wrong_answer", why: str = "") -> None:
-    lines = [f"{row['label']}: yours {row['yours']}, reference {row['reference']}" for row in report.custom["rows"]]
-    report.record(TEST, passed, "\n".join(([why] if why else []) + lines), verdict)
+    """The test's message names what differs, with both outputs; the full table is in report.custom."""
+    rows = report.custom["rows"]
+    differs = [f"{row['label']}: yours {row['yours']}, reference {row['reference']}" for row in rows if not row["same"]]
+    if differs:
+        summary = "differs from the reference: " + "; ".join(differs)
+    else:
+        summary = "same as the reference: " + ", ".join(row["label"] for row in rows)
+    report.record(TEST, passed, f"{why}\n{summary}" if why else summary, verdict)
 
 
 def _learner(call) -> tuple[object, str]:
