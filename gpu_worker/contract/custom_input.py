@@ -130,6 +130,7 @@ def _paged_attention(value) -> dict:
 
 
 SCHEDULER_OUTPUT_TOKENS = 4096  # over the whole trace: each step is a round trip to the learner's code
+SCHEDULER_SERIAL_STEPS = 8192  # steps to serve the trace one request at a time (prefill chunks + outputs)
 
 
 def _scheduler(value) -> dict:
@@ -167,6 +168,13 @@ def _scheduler(value) -> dict:
     total = sum(request["output_len"] for request in requests)
     if total > SCHEDULER_OUTPUT_TOKENS:
         raise CustomInputError(f"the requests' output_len add up to {total}; the limit is {SCHEDULER_OUTPUT_TOKENS}")
+    budget = clean["max_num_batched_tokens"]
+    serial = sum(-(-request["prompt_len"] // budget) + request["output_len"] for request in requests)
+    if serial > SCHEDULER_SERIAL_STEPS:
+        raise CustomInputError(
+            f"served one request at a time the trace takes {serial:,} engine steps; the limit is "
+            f"{SCHEDULER_SERIAL_STEPS:,}: use fewer or shorter requests, or a larger max_num_batched_tokens"
+        )
     return {"config": clean, "requests": requests}
 
 

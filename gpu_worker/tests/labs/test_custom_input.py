@@ -82,3 +82,17 @@ def test_the_learners_exception_is_shown_beside_the_reference(grade):
 def test_custom_input_with_submit_is_our_mistake_not_the_learners(grade):
     result = grade("kv-sizing", "def f():\n    pass\n", mode="submit", custom=shapes.EXAMPLES["kv-sizing"])
     assert result["verdict"] == "internal_error" and "custom input goes with a run" in result["message"]
+
+
+@pytest.mark.sandbox
+def test_code_that_hangs_on_a_custom_input_is_a_time_limit_naming_it(grade, fixture_source):
+    result = grade(
+        "kv-sizing",
+        fixture_source("hostile", "infinite_loop"),
+        mode="run",
+        custom=copy.deepcopy(shapes.EXAMPLES["kv-sizing"]),
+        limits={"wall_s": 3.0, "cpu_s": 2.0},
+    )
+    assert result["verdict"] == "time_limit", result["message"]
+    assert result["message"].startswith("test custom input: ")
+    assert not _only_test(result)["passed"]

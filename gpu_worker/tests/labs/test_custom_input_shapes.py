@@ -84,6 +84,15 @@ def test_optional_keys_are_filled_in():
             _with("scheduler", requests=[{"id": f"r{i}", "prompt_len": 1, "output_len": 2000} for i in range(3)]),
             "add up to 6000; the limit is 4096",
         ),
+        (
+            "scheduler",
+            _with(
+                "scheduler",
+                config={"max_num_seqs": 8, "max_num_batched_tokens": 1, "block_size": 16, "num_blocks": 4096},
+                requests=[{"id": f"r{i}", "prompt_len": 2048, "output_len": 1} for i in range(8)],
+            ),
+            "takes 16,392 engine steps; the limit is 8,192",
+        ),
         ("ring-allreduce", '{"world_size": 4, "numel": 0}', "numel must be between 1 and 65,536, got 0"),
         ("ring-allreduce", '{"world_size": 4, "numel": 8, "values": "ones"}', 'values must be "integers" or "normal"'),
     ],
