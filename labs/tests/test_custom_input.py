@@ -109,6 +109,11 @@ def test_the_result_shows_the_input_and_both_outputs(learner_client, learner, la
     text = learner_client.get(lab.get_absolute_url()).content.decode()  # the page opens on this result
     assert 'id="custom-input-shown"' in text and "&quot;gpu_memory_bytes&quot;: 85899345920" in text
     row = text[text.index('id="custom-outputs"') :]
-    assert "<code>kv_bytes_per_token</code>" in row and "<code>65536</code>" in row and "<code>131072</code>" in row
+    assert (
+        "<code>kv_<wbr>bytes_<wbr>per_<wbr>token</code>" in row
+        and "<code>65536</code>" in row
+        and "<code>131072</code>" in row
+    )
     assert 'class="bad">differs' in row
     assert 'id="use-custom-input" checked' in text  # the box holds the input of that run, ready to run again
+    assert "<td>Run on custom input</td>" in text  # and the history says which runs were on one
