@@ -82,9 +82,11 @@ def _history(request, lab: Lab) -> dict:
     return selectors.learner_history(learner=request.user, lab=lab, show_all=request.GET.get("all") == "1")
 
 
-def _custom_box(lab: Lab, latest, text: str | None) -> dict:
+def _custom_box(lab: Lab, latest, text: str | None) -> dict | None:
     """The custom-input box: what was typed (a refused run on it), else the input of the last run if it had
-    one, else the lab's example; ticked in the first two cases."""
+    one, else the lab's example; ticked in the first two cases. None for a lab that takes no custom input."""
+    if lab.slug not in custom_input.EXAMPLES:
+        return None
     if text is None and latest is not None and latest.custom_input is not None:
         text = json.dumps(latest.custom_input, indent=2)
     return {

@@ -73,6 +73,13 @@ def test_an_unticked_box_or_a_submit_runs_the_usual_tests(learner_client, lab, d
     assert [s.custom_input for s in Submission.objects.all()] == [None, None]
 
 
+def test_a_lab_without_custom_input_shows_no_box_and_refuses_one(learner_client):
+    other = LabFactory(slug="no-custom", title="A lab without custom input")
+    assert 'id="custom-input"' not in learner_client.get(other.get_absolute_url()).content.decode()
+    response = _run(learner_client, other, "{}", **HTMX)
+    assert response.status_code == 400 and "takes no custom input" in response.content.decode()
+
+
 def test_a_good_input_is_stored_checked_and_sent_with_the_run(
     learner, lab, redis_url, django_capture_on_commit_callbacks
 ):
@@ -96,7 +103,7 @@ def test_a_good_input_is_stored_checked_and_sent_with_the_run(
 def test_the_result_shows_the_input_and_both_outputs(learner_client, learner, lab, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
         response = _run(learner_client, lab, EXAMPLE, **HTMX)
-    assert response.status_code == 200
+    assert response.status_code == 200 and "On your custom input." in response.content.decode()  # while it waits
     submission = Submission.objects.get()
     report = Report("kv-sizing", "run", submission.pk)  # the worker's own result builder
     report.declare("custom input", "public")
