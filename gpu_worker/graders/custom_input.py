@@ -12,6 +12,7 @@ from gpu_worker.sandbox import LearnerError
 
 TEST = "custom input"
 SHOWN_VALUES = 6  # of a tensor, the first few values are shown
+SHOWN_CHARS = 200  # of anything else the learner's code returned or raised
 
 
 def _start(report, custom) -> dict | None:
@@ -50,7 +51,7 @@ def _learner(call) -> tuple[object, str]:
     except LearnerError as error:
         if error.fatal:
             raise
-        return None, error.message.strip().splitlines()[-1] if error.message.strip() else error.verdict
+        return None, _cut(error.message.strip().splitlines()[-1] if error.message.strip() else error.verdict)
 
 
 def kv_sizing(session, report, custom) -> None:
@@ -76,7 +77,7 @@ def kv_sizing(session, report, custom) -> None:
         got, error = _learner(lambda function=function, args=args: session.call(function, *args))
         exact = isinstance(got, int) and not isinstance(got, bool) and got == expected
         raised = raised or bool(error)
-        _row(report, function, f"raised {error}" if error else repr(got), repr(expected), exact)
+        _row(report, function, f"raised {error}" if error else _cut(repr(got)), repr(expected), exact)
     passed = all(row["same"] for row in report.custom["rows"])
     _finish(report, passed, "runtime_error" if raised else "wrong_answer")
 
@@ -189,6 +190,10 @@ def ring_allreduce(sessions: list, report, custom) -> None:
     for rank, count in enumerate(exchange.sent_bytes):
         _row(report, f"rank {rank}: bytes sent", f"{count:,}", f"at most {bound:,}", count <= bound)
     _finish(report, passed, verdict or "wrong_answer", why)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
 def _shape(value) -> str:

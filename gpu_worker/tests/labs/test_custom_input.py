@@ -70,13 +70,15 @@ def test_bad_input_is_the_learners_verdict_naming_the_rule(grade, fixture_source
 def test_the_learners_exception_is_shown_beside_the_reference(grade):
     source = (
         "def kv_bytes_per_token(config, dtype_bytes):\n    raise KeyError('head_dim')\n"
-        "def num_gpu_blocks(*args):\n    return 0\n"
+        "def num_gpu_blocks(*args):\n    return 'x' * 100_000\n"
         "def max_concurrent_seqs(num_blocks, block_size, seq_len):\n    return 0\n"
     )
     result = grade("kv-sizing", source, mode="run", custom=copy.deepcopy(shapes.EXAMPLES["kv-sizing"]))
     assert result["verdict"] == "runtime_error", result["message"]
     first = result["custom"]["rows"][0]
     assert first["yours"].startswith("raised KeyError") and first["reference"] == "131072"
+    second = result["custom"]["rows"][1]  # what the code returned, cut to a readable length
+    assert second["yours"].startswith("'xxx") and second["yours"].endswith("...") and len(second["yours"]) == 200
 
 
 def test_custom_input_with_submit_is_our_mistake_not_the_learners(grade):
