@@ -24,16 +24,17 @@ def grade_run(
     seed: int | None = None,
     limits: dict | None = None,
     limit_s: float | None = None,
+    custom=None,
 ) -> LabResult:
     """Grade `source` for `lab` in `mode` ("run": public tests, no score; "submit": all tests, scored).
 
     Always returns the result dict, never raises. `seed` fixes the hidden cases (debugging only),
     `limits` overrides the lab's sandbox limits (tests), and `limit_s` runs the grading under the
-    watchdog (the Celery task's hard limit)."""
+    watchdog (the Celery task's hard limit). `custom`: the learner's own input for a run (parsed JSON)."""
     started = time.monotonic()
 
     def graded() -> LabResult:
-        return grade_submission(lab, source, mode, submission_id=submission_id, seed=seed, limits=limits)
+        return grade_submission(lab, source, mode, submission_id=submission_id, seed=seed, limits=limits, custom=custom)
 
     try:
         return call_with_limit(graded, limit_s=limit_s) if limit_s else graded()

@@ -20,14 +20,14 @@ def register_tasks(app) -> None:
         return worker_info()
 
     @app.task(name=wire.RUN_LAB)
-    def run_lab_task(submission_id: int, lab: str, mode: str, source: str) -> dict:
+    def run_lab_task(submission_id: int, lab: str, mode: str, source: str, custom=None) -> dict:
         from gpu_worker.grading import grade_run
 
         # Tell the web side the run has started (the worker never touches its database).
         app.send_task(wire.LAB_STARTED, args=[submission_id, socket.gethostname()], queue=wire.WEB_QUEUE)
         CURRENT.update(submission_id=submission_id, since=time.time())
         try:
-            return grade_run(submission_id, lab, mode, source, limit_s=wire.HARD_TIME_LIMIT_S)
+            return grade_run(submission_id, lab, mode, source, limit_s=wire.HARD_TIME_LIMIT_S, custom=custom)
         finally:
             CURRENT.update(submission_id=None, since=None)
 

@@ -57,6 +57,8 @@ class Submission(models.Model):
     lab = models.ForeignKey(Lab, on_delete=models.PROTECT, related_name="submissions")
     mode = models.CharField(max_length=8, choices=Mode.choices)
     source = models.TextField()
+    # A Run on the learner's own input (gpu_worker/contract/custom_input.py), checked; null: the public cases.
+    custom_input = models.JSONField(null=True, blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
     verdict = models.CharField(max_length=16, blank=True)
     message = models.TextField(blank=True)

@@ -1,6 +1,7 @@
 """A graded result in words a learner reads: verdict names, measurements with units and direction,
 nccl-tests-style bandwidth rows, the test a stopped run was on, and failures split into input/expected/got."""
 
+import json
 import re
 
 VERDICTS = {
@@ -289,3 +290,23 @@ def failure_detail(test: dict) -> dict | None:
 
 def _text(value) -> str:
     return "" if value is None else value if isinstance(value, str) else repr(value)
+
+
+def custom_view(custom, sent) -> dict | None:
+    """A run on the learner's own input: the input as the worker ran it (else as it was sent) and the rows of
+    outputs side by side; None for a run on the public cases."""
+    custom = custom if isinstance(custom, dict) else {}
+    value = custom.get("input", sent)
+    if value is None:
+        return None
+    rows = [
+        {
+            "label": str(row.get("label", "")),
+            "yours": str(row.get("yours", "")),
+            "reference": str(row.get("reference", "")),
+            "same": bool(row.get("same")),
+        }
+        for row in custom.get("rows") or []
+        if isinstance(row, dict)
+    ]
+    return {"input": json.dumps(value, indent=2), "rows": rows}

@@ -12,7 +12,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
-from gpu_worker.contract import MAX_SOURCE_BYTES, wire
+from gpu_worker.contract import MAX_SOURCE_BYTES, custom_input, wire
 from gpu_worker.contract.result import LabResult
 from labs.models import Lab, LabDraft, Submission
 
@@ -54,12 +54,27 @@ def check_submitted_text(source) -> str:
     return source
 
 
-def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
+def check_custom_input(*, lab: Lab, mode: str, text) -> dict | None:
+    """The learner's own input for a Run (JSON text from the editor's box), checked against the lab's shape and
+    ranges; None for no custom input. SubmissionRefused with the reason (the worker checks it again)."""
+    if text is None:
+        return None
+    if mode != Submission.Mode.RUN:
+        raise SubmissionRefused("Custom input goes with Run only; Submit always runs every test.")
+    try:
+        return custom_input.parse(lab.slug, text)
+    except custom_input.CustomInputError as error:
+        raise SubmissionRefused(f"Custom input: {error}.") from None
+
+
+def submission_create(*, learner, lab: Lab, mode: str, source, custom_text: str | None = None) -> Submission:
     """A queued submission sent to the GPU worker once the transaction commits, its source kept as the learner's
-    draft of the lab in the same transaction; SubmissionRefused if not allowed."""
+    draft of the lab in the same transaction; SubmissionRefused if not allowed. `custom_text`: a Run on the
+    learner's own input instead of the public cases (JSON, see check_custom_input)."""
     if mode not in Submission.Mode.values:
         raise SubmissionRefused(f"Unknown mode {mode!r}; use Run or Submit.")
     source = check_submitted_text(source)
+    custom = check_custom_input(lab=lab, mode=mode, text=custom_text)
     cap = settings.LABS["HOURLY_CAP"]
     own = Submission.objects.filter(learner=learner, regrade_of__isnull=True).aggregate(
         waiting=Count("pk", filter=Q(lab=lab, status__in=[Status.QUEUED, Status.RUNNING])),
@@ -80,7 +95,9 @@ def submission_create(*, learner, lab: Lab, mode: str, source) -> Submission:
         )
     try:
         with transaction.atomic():
-            submission = Submission.objects.create(learner=learner, lab=lab, mode=mode, source=source)
+            submission = Submission.objects.create(
+                learner=learner, lab=lab, mode=mode, source=source, custom_input=custom
+            )
             _keep_draft(learner=learner, lab=lab, source=source)  # what was sent is the work to keep
     except IntegrityError:  # a second request raced past the check above
         raise SubmissionRefused(
@@ -95,21 +112,29 @@ def submission_regrade(*, submission: Submission) -> Submission:
     """A new submission with the same source, marked as a regrade of the original; history keeps both."""
     original = submission.regrade_of or submission
     regrade = Submission.objects.create(
-        learner=original.learner, lab=original.lab, mode=original.mode, source=original.source, regrade_of=original
+        learner=original.learner,
+        lab=original.lab,
+        mode=original.mode,
+        source=original.source,
+        custom_input=original.custom_input,
+        regrade_of=original,
     )
     transaction.on_commit(lambda: send_or_give_back(regrade))
     return regrade
 
 
 def enqueue(submission: Submission) -> None:
+    kwargs = {
+        "submission_id": submission.pk,
+        "lab": submission.lab.slug,
+        "mode": submission.mode,
+        "source": submission.source,
+    }
+    if submission.custom_input is not None:  # only then: a worker from before custom input takes the rest
+        kwargs["custom"] = submission.custom_input
     current_app.send_task(
         wire.RUN_LAB,
-        kwargs={
-            "submission_id": submission.pk,
-            "lab": submission.lab.slug,
-            "mode": submission.mode,
-            "source": submission.source,
-        },
+        kwargs=kwargs,
         queue=wire.GRADING_QUEUE,
         link=signature(wire.LAB_RESULT, queue=wire.WEB_QUEUE),
         # The result comes back through the link; nothing here waits on it, so nothing subscribes to it either

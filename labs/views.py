@@ -1,5 +1,7 @@
 """Lab pages: the catalogue, a lab with its editor and history, and a submission's live result."""
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -9,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.roles import is_instructor
 from common.polling import polled_page
+from gpu_worker.contract import custom_input
 from health.status import grading_status
 from labs import board_standing, feedback, selectors
 from labs.models import Lab
@@ -40,15 +43,18 @@ def detail(request, slug):
 
 def _run(request, lab: Lab):
     """Run or Submit: with htmx the result panel (it polls until done), else the submission page."""
-    source = request.POST.get("source", "")
+    source, mode = request.POST.get("source", ""), request.POST.get("mode", "")
+    # The box's text goes with Run when its checkbox is ticked; Submit always runs every test.
+    custom = request.POST.get("custom_input", "") if request.POST.get("use_custom_input") and mode == "run" else None
     try:
-        submission = submission_create(learner=request.user, lab=lab, mode=request.POST.get("mode", ""), source=source)
+        submission = submission_create(learner=request.user, lab=lab, mode=mode, source=source, custom_text=custom)
     except SubmissionRefused as refused:
         if request.htmx:  # above the editor, leaving a result or a waiting run in the panel as it was
             response = render(request, "labs/detail.html#run-error", {"error": str(refused)}, status=400)
             response["HX-Retarget"], response["HX-Reswap"] = "#run-error-slot", "innerHTML"
             return response
-        return _detail_page(request, lab, editor={"source": source, "source_is_draft": False}, error=str(refused))
+        editor = {"source": source, "source_is_draft": False}
+        return _detail_page(request, lab, editor=editor, error=str(refused), custom_text=custom)
     if request.htmx:
         context = {"submission": submission, "view": None, "ahead": submission.runs_ahead}
         return render(request, "labs/detail.html#result-panel", context)
@@ -76,7 +82,21 @@ def _history(request, lab: Lab) -> dict:
     return selectors.learner_history(learner=request.user, lab=lab, show_all=request.GET.get("all") == "1")
 
 
-def _detail_page(request, lab: Lab, *, editor: dict, error: str = ""):
+def _custom_box(lab: Lab, latest, text: str | None) -> dict | None:
+    """The custom-input box: what was typed (a refused run on it), else the input of the last run if it had
+    one, else the lab's example; ticked in the first two cases. None for a lab that takes no custom input."""
+    if lab.slug not in custom_input.EXAMPLES:
+        return None
+    if text is None and latest is not None and latest.custom_input is not None:
+        text = json.dumps(latest.custom_input, indent=2)
+    return {
+        "text": custom_input.example_text(lab.slug) if text is None else text,
+        "help": custom_input.HELP.get(lab.slug, ""),
+        "used": text is not None,
+    }
+
+
+def _detail_page(request, lab: Lab, *, editor: dict, error: str = "", custom_text: str | None = None):
     listed = _history(request, lab)
     history = listed["history"]
     latest = history[0] if history else None  # the page opens on the learner's last result, or the run waiting
@@ -92,6 +112,7 @@ def _detail_page(request, lab: Lab, *, editor: dict, error: str = ""):
         "ahead": selectors.runs_ahead_of(waiting) if waiting else None,
         "grading": grading_status(),
         "show_reason": is_instructor(request.user),
+        "custom": _custom_box(lab, latest, custom_text),
     }
     return render(request, "labs/detail.html", context, status=400 if error else 200)
 

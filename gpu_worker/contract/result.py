@@ -3,7 +3,7 @@
 A run's result travels as JSON; these TypedDicts name its keys once, so the worker that builds it
 and the web side that reads it agree (docs/architecture.md, "Result of a run")."""
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 class TestEntry(TypedDict):
@@ -55,3 +55,5 @@ class LabResult(TypedDict):
     plots: list[Plot]
     stdout: str  # the learner's output, capped
     worker: WorkerInfo
+    # a run on the learner's own input only: {"input": the checked JSON, "rows": [{label, yours, reference, same}]}
+    custom: NotRequired[dict[str, Any]]

@@ -9,7 +9,8 @@ GRADING_QUEUE = "gpu"  # lab runs and experiments; grading workers take it
 WEB_QUEUE = "default"  # results, "started" notes, heartbeats and the reaper; the web worker takes it
 
 # Grading worker tasks (queue GRADING_QUEUE).
-RUN_LAB = "gpu_worker.run_lab"  # kwargs: submission_id, lab, mode, source -> a LabResult dict
+RUN_LAB = "gpu_worker.run_lab"  # kwargs: submission_id, lab, mode, source[, custom] -> a LabResult dict
+# custom: a run on the learner's own input (contract/custom_input.py), sent only when there is one
 RUN_EXPERIMENT = "gpu_worker.run_experiment"  # kwargs: experiment_id, config -> the experiment's result
 PING = "gpu_worker.ping"  # -> worker_info()
 

@@ -160,3 +160,10 @@ def _plot(session, report) -> None:
             },
         )
     )
+
+
+def run_custom(session, report, custom) -> None:
+    """A Run on the learner's own input (graders/custom_input.py)."""
+    from gpu_worker.graders import custom_input
+
+    custom_input.kv_sizing(session, report, custom)

@@ -40,6 +40,7 @@ class Report:
         self.failure: tuple[str, str] | None = None  # a verdict that ends the run, with its message
         self.worker: WorkerInfo = {}  # the runner fills it in (gpu_worker.worker_info)
         self.current: str | None = None  # the test running now: a run that stops names it
+        self.custom: dict | None = None  # a run on the learner's own input: {"input", "rows"} (custom_input.py)
 
     @property
     def hidden_included(self) -> bool:
@@ -147,4 +148,5 @@ class Report:
             "plots": self.plots,
             "stdout": stdout,
             "worker": self.worker,
+            **({"custom": self.custom} if self.custom is not None else {}),
         }

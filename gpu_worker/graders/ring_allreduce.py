@@ -281,3 +281,32 @@ def _bandwidth(report, relay, sizes: tuple) -> None:
             yaxis={"title": {"text": "busbw (GB/s)"}, "type": "log"},
         )
     )
+
+
+def run_custom(sessions: list, report, custom) -> None:
+    """A Run on the learner's own input (graders/custom_input.py): shards drawn from its seed, summed by the
+    learner's ring through the relay, each rank's tensor beside the exact sum and its bytes beside the bound."""
+    from gpu_worker.graders import custom_input
+
+    checked = custom_input.start(report, custom)
+    if checked is None:
+        return
+    named = library_calls(sessions[0].source)
+    if named:
+        why = f"uses the library's collectives ({', '.join(named)}); build it from comm.send / comm.recv"
+        report.record(custom_input.TEST, False, why, "rejected")
+        return report.fail("rejected", why)
+    world, numel = checked["world_size"], checked["numel"]
+    with torch.random.fork_rng():  # the input's own seed, leaving the grader's generator as it was
+        torch.manual_seed(checked["seed"])
+        shards = _shards(world, numel, integers=checked["values"] == "integers")
+    exchange = Relay(sessions).run([shard.clone() for shard in shards], timeout=CASE_TIMEOUT_S)
+    if exchange.timed_out or exchange.killed:
+        return _stopped(report, custom_input.TEST, exchange, [])
+    passed, why, verdict = _judge(exchange, shards, numel)
+    expected = torch.stack(shards).sum(0)  # [numel]
+    custom_input.tensor_rows(report, {rank: exchange.results.get(rank) for rank in range(world)}, expected)
+    bound = bytes_bound(numel, world)
+    for rank, count in enumerate(exchange.sent_bytes):
+        custom_input.add_row(report, f"rank {rank}: bytes sent", f"{count:,}", f"at most {bound:,}", count <= bound)
+    custom_input.finish(report, passed, verdict or "wrong_answer", why)

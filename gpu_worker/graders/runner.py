@@ -34,25 +34,34 @@ def lab_limits(lab: str) -> Limits:
 
 
 def grade_submission(
-    lab: str, source, mode: str, submission_id: int | None = None, seed: int | None = None, limits: dict | None = None
+    lab: str,
+    source,
+    mode: str,
+    submission_id: int | None = None,
+    seed: int | None = None,
+    limits: dict | None = None,
+    custom=None,
 ) -> LabResult:
     """The result JSON for `source` on `lab`: whatever the learner's code does ends in a verdict.
 
     Our own failures raise (BadRequest, SandboxUnavailable, a grader's bug); the worker's entry,
     gpu_worker.grading.grade_run, turns them into internal_error. `limits` overrides the lab's (tests
-    use short ones)."""
+    use short ones). `custom` (a Run only) is the learner's own input: the grader's run_custom replaces its
+    public tests (graders/custom_input.py)."""
     started = time.monotonic()
     if mode not in contract.MODES:
         raise BadRequest(f"mode must be one of {contract.MODES}, got {mode!r}")
     grader = grader_module(lab)
+    if custom is not None and (mode != "run" or not hasattr(grader, "run_custom")):
+        raise BadRequest(f"custom input goes with a run of a lab that takes it, not {mode!r} on {lab!r}")
     report = Report(lab, mode, submission_id)
     report.worker = worker_info(health=False)
-    _run(grader, report, source, seed, limits)
+    _run(grader, report, source, seed, limits, custom)
     report.metrics["grade_s"] = round(time.monotonic() - started, 3)
     return report.to_dict()
 
 
-def _run(grader, report: Report, source, seed: int | None, limits: dict | None) -> None:
+def _run(grader, report: Report, source, seed: int | None, limits: dict | None, custom=None) -> None:
     try:
         source = check_python_source(source)
     except SourceProblem as problem:
@@ -77,7 +86,10 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None) 
                 + ", ".join(f"{name}()" for name in sessions[0].missing),
             )
             return
-        grader.run_tests(sessions if ranks else sessions[0], report, rng)
+        if custom is not None:
+            grader.run_custom(sessions if ranks else sessions[0], report, custom)
+        else:
+            grader.run_tests(sessions if ranks else sessions[0], report, rng)
     except LearnerError as error:
         report.stopped(error.verdict, error.message)
     finally:

@@ -223,3 +223,36 @@ def _plots(report, name: str, result) -> None:
     report.plots.append(
         figure(f"{name}: per-request timeline (arrival, first token, last token)", traces, "step", "request")
     )
+
+
+def run_custom(session, report, custom) -> None:
+    """A Run on the learner's own trace (graders/custom_input.py): replayed with their policy and with the
+    reference policy, the figures side by side; it passes when their replay is valid and finishes."""
+    from gpu_worker.graders import custom_input
+
+    checked = custom_input.start(report, custom)
+    if checked is None:
+        return
+    trace, config = checked["requests"], checked["config"]
+    reference = replay(reference_policy, trace, config, step_cap=100_000)
+    cap = step_cap(trace, config, static_batching_replay(trace, config).totals["num_steps"])
+    why, verdict, mine = "", "wrong_answer", None
+    try:
+        result = replay(_learner_policy(session), trace, config, step_cap=cap)
+    except _LearnerFailed as failed:
+        if failed.error.fatal:
+            raise failed.error from None
+        why, verdict = f"your policy raised: {failed.error.message.strip()}", failed.error.verdict
+    except _Stalled as stalled:
+        why = f"step {stalled.step}: nothing scheduled for {STALL_STEPS} steps in a row"
+    else:
+        mine = _metrics(result)
+        if result.error is not None:
+            why = f"step {result.error.step}: rule '{result.error.rule}' broken: {result.error.message}"
+        elif mine["finished"] < mine["requests"]:
+            why = f"only {mine['finished']} of {mine['requests']} requests finished within {cap} steps"
+    theirs = _metrics(reference)
+    for key in ("steps", "finished", "throughput", "preemptions", "ttft_p50", "itl_p50", "peak_blocks_used"):
+        yours = "-" if mine is None else str(mine[key])
+        custom_input.add_row(report, key.replace("_", " "), yours, str(theirs[key]), yours == str(theirs[key]))
+    custom_input.finish(report, not why, verdict, why)

@@ -4,7 +4,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django import template
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from common.url_memo import reverse_cached
 from labs import presentation
@@ -20,6 +21,12 @@ def verdict_name(verdict) -> str:
 @register.filter
 def verdict_meaning(verdict) -> str:
     return presentation.verdict_meaning(str(verdict or ""))
+
+
+@register.filter
+def wrap_at_underscores(name) -> str:
+    """A snake_case name that may wrap after its underscores (a phone's narrow table), never mid-word."""
+    return mark_safe("_<wbr>".join(escape(part) for part in str(name).split("_")))
 
 
 @register.simple_tag
@@ -39,6 +46,7 @@ def result_extras(submission, view) -> dict:
             verdict=submission.verdict, message=submission.message, tests=(view or {}).get("tests", [])
         ),
         "measurements": presentation.measurements(result.get("metrics")),
+        "custom": presentation.custom_view(result.get("custom"), submission.custom_input),
     }
 
 
@@ -77,7 +85,8 @@ def _row(item, page: str, source: str) -> tuple:
     else:
         verdict = item.get_status_display()
     score = f"{_two_places(item.score)} / {_two_places(item.max_score)}" if item.score is not None else ""
-    mode = item.get_mode_display() + (f" (regrade of #{item.regrade_of_id})" if item.regrade_of_id else "")
+    mode = item.get_mode_display() + (" on custom input" if item.custom_input is not None else "")
+    mode += f" (regrade of #{item.regrade_of_id})" if item.regrade_of_id else ""
     return (
         page.format(item.pk),
         item.pk,
