@@ -19,7 +19,7 @@ def test_the_board_fits_a_phone_and_marks_the_viewers_row(page, live_server, lea
     page.on("pageerror", lambda error: errors.append(str(error)))
     sign_in(page.context, learner, live_server.url)
     page.goto(f"{live_server.url}{lab.get_absolute_url()}")
-    page.get_by_role("link", name="Leaderboard").click()
+    page.get_by_role("link", name="Leaderboard", exact=True).click()
     expect(page.locator("h1")).to_have_text("Leaderboard: Ring all-reduce")
     rows = page.locator("#leaderboard tbody tr")
     expect(rows).to_have_count(3)
