@@ -3,11 +3,20 @@
 A run's result travels as JSON; these TypedDicts name its keys once, so the worker that builds it
 and the web side that reads it agree (docs/architecture.md, "Result of a run")."""
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
+
+# What a failed test compared, as the grader wrote each value: the page shows them as input / expected / got.
+DETAIL_FIELDS = ("input", "expected", "got")
+# The test a run was on when it stopped (time limit, crash), on the tests that stop touched.
+STOPPED_AT = "stopped_at"
+# Every optional field a test may carry; a hidden test carries none unless its message is shown.
+TEST_FIELDS = (*DETAIL_FIELDS, STOPPED_AT)
 
 
 class TestEntry(TypedDict):
-    """One test's outcome. A hidden test's message is empty: the worker withholds it."""
+    """One test's outcome. A hidden test's message and fields are absent: the worker withholds them.
+
+    The optional fields say in data what the message says in words, so nothing parses the words."""
 
     name: str
     visibility: str  # "public" | "hidden"
@@ -15,6 +24,10 @@ class TestEntry(TypedDict):
     score: float | None  # None in run mode (nothing is scored)
     max_score: float | None
     message: str
+    input: NotRequired[str]  # what the test called, e.g. "kv_bytes_per_token(llama-3-8b, 2)"
+    expected: NotRequired[str]
+    got: NotRequired[str]
+    stopped_at: NotRequired[str]  # a test name: the run stopped while that test ran
 
 
 class Plot(TypedDict):
