@@ -1,4 +1,5 @@
-"""What the web side and the GPU worker agree on: verdicts, modes, lab slugs, lab limits, source limits.
+"""What the web side and the GPU worker agree on: verdicts, modes, lab slugs, lab limits, source limits
+(and, in its modules, the result format, the wire, KV sizing, experiment knobs and GPU data sheets).
 
 Both sides import this module, so it uses the standard library and PyYAML only (no torch, no
 Django). Lab slugs and limits come from labs/content/<slug>/lab.yaml, which the worker image
