@@ -3,18 +3,18 @@ nccl-tests-style bandwidth rows, the test a stopped run was on, and failures spl
 
 import re
 
-from gpu_worker.contract import STOPPING_VERDICTS
+from gpu_worker.contract import STOPPING_VERDICTS, Verdict
 from gpu_worker.contract.result import DETAIL_FIELDS, STOPPED_AT
 
-VERDICTS = {
-    "accepted": ("Accepted", "All tests passed."),
-    "wrong_answer": ("Wrong answer", "Your code ran, but at least one answer differs from the expected one."),
-    "time_limit": ("Time limit exceeded", "Your code ran past the time limit, so the run was stopped."),
-    "memory_limit": ("Memory limit exceeded", "Your code used more memory than the lab allows."),
-    "runtime_error": ("Runtime error", "Your code raised an exception or crashed while a test ran."),
-    "compile_error": ("Does not compile", "Python could not load your code (a syntax or import error)."),
-    "rejected": ("Rejected", "Your code breaks a rule of the lab (a missing function or a forbidden call)."),
-    "internal_error": ("Internal error", "The grader failed; this is not your fault. Try again later."),
+VERDICTS = {  # every contract verdict, in words (a test holds the keys to contract.Verdict)
+    Verdict.ACCEPTED: ("Accepted", "All tests passed."),
+    Verdict.WRONG_ANSWER: ("Wrong answer", "Your code ran, but at least one answer differs from the expected one."),
+    Verdict.TIME_LIMIT: ("Time limit exceeded", "Your code ran past the time limit, so the run was stopped."),
+    Verdict.MEMORY_LIMIT: ("Memory limit exceeded", "Your code used more memory than the lab allows."),
+    Verdict.RUNTIME_ERROR: ("Runtime error", "Your code raised an exception or crashed while a test ran."),
+    Verdict.COMPILE_ERROR: ("Does not compile", "Python could not load your code (a syntax or import error)."),
+    Verdict.REJECTED: ("Rejected", "Your code breaks a rule of the lab (a missing function or a forbidden call)."),
+    Verdict.INTERNAL_ERROR: ("Internal error", "The grader failed; this is not your fault. Try again later."),
 }
 
 # name: (label, unit, which way is better). Anything not named here is labelled from its suffix.

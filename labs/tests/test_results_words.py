@@ -4,6 +4,7 @@ folded per-trace tables, the test a stopped run was on, and input/expected/got o
 import pytest
 from django.urls import reverse
 
+from gpu_worker.contract import Verdict
 from gpu_worker.graders.result import Mismatch, Report
 from labs import presentation
 from labs.models import Submission
@@ -106,6 +107,12 @@ def test_a_dict_of_rows_is_one_table():
     [table] = presentation.measurements({"exchanges": exchanges})["tables"]
     assert table["headers"] == ["ranks", "bytes sent", "steps"]
     assert table["rows"][1] == ["n4-odd", "4", "8,192 B", "6"]
+
+
+def test_every_contract_verdict_has_words_and_no_other_does():
+    assert list(presentation.VERDICTS) == list(Verdict)
+    assert all(name and meaning for name, meaning in presentation.VERDICTS.values())
+    assert presentation.verdict_name("time_limit") == "Time limit exceeded"
 
 
 def test_the_test_a_stopped_run_was_on_is_the_fields():

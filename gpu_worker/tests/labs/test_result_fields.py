@@ -98,3 +98,16 @@ def test_a_failed_test_cannot_be_accepted_and_verdicts_travel_as_plain_strings()
     result = report.to_dict()
     assert type(result["verdict"]) is str and result["verdict"] == "time_limit"
     assert contract.check_verdict("rejected") is contract.Verdict.REJECTED
+
+
+def test_the_errors_that_carry_a_verdict_refuse_an_unknown_one():
+    from gpu_worker.graders.source_checks import SourceProblem, check_python_source
+    from gpu_worker.sandbox import LearnerError
+
+    with pytest.raises(ValueError, match="unknown verdict 'runtime-error'"):
+        LearnerError("runtime-error", "crashed")
+    with pytest.raises(ValueError, match="unknown verdict 'compile'"):
+        SourceProblem("compile", "bad")
+    with pytest.raises(SourceProblem) as refused:
+        check_python_source("def f(:\n")
+    assert refused.value.verdict == "compile_error"
