@@ -79,11 +79,12 @@ class Report:
         `stopped_at` names the test the run was on when it stopped, for tests that stop touched."""
         if not 0.0 <= credit <= 1.0:
             raise ValueError(f"credit must be in [0, 1], got {credit}")
-        if not passed and check_verdict(verdict) == Verdict.ACCEPTED:
+        earned = None if passed else check_verdict(verdict)
+        if earned == Verdict.ACCEPTED:
             raise ValueError(f"test {name!r} failed, so its verdict cannot be accepted")
         test = self.tests[name]
         test.passed, test.message = bool(passed), str(message)
-        test.verdict = "" if passed else check_verdict(verdict).value
+        test.verdict = earned.value if earned else ""
         test.credit, test.message_public = credit, message_public
         test.fields = {**(message.fields if isinstance(message, Mismatch) else {})}
         if stopped_at:
