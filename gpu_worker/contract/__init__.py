@@ -5,7 +5,7 @@ Both sides import this module, so it uses the standard library and PyYAML only (
 Django). Lab slugs and limits come from labs/content/<slug>/lab.yaml, which the worker image
 ships beside gpu_worker, so a lab's numbers are written once."""
 
-from enum import StrEnum
+from enum import Enum
 from functools import cache
 from pathlib import Path
 
@@ -14,8 +14,14 @@ CONTENT_DIR = Path(__file__).resolve().parents[2] / "labs" / "content"
 MODES = ("run", "submit")  # run: public tests only, no score; submit: every test, scored
 
 
-class Verdict(StrEnum):
-    """How a run (or one test) ended: the one list of verdicts. Members are strings, so they travel in JSON as is."""
+class Verdict(str, Enum):  # noqa: UP042  (StrEnum is 3.11+; see below)
+    """How a run (or one test) ended: the one list of verdicts. Members are strings, so they travel in JSON as is.
+
+    Not StrEnum: scripts/gpu_check.py imports this module with whatever python3 a GPU host has (3.10 on
+    Ubuntu 22.04), so the two methods below give StrEnum's str() and format()."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
 
     ACCEPTED = "accepted"
     # The learner's code earned these: the message says what to fix.

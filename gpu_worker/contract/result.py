@@ -3,7 +3,7 @@
 A run's result travels as JSON; these TypedDicts name its keys once, so the worker that builds it
 and the web side that reads it agree (docs/architecture.md, "Result of a run")."""
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, TypedDict
 
 # What a failed test compared, as the grader wrote each value: the page shows them as input / expected / got.
 DETAIL_FIELDS = ("input", "expected", "got")
@@ -13,10 +13,18 @@ STOPPED_AT = "stopped_at"
 TEST_FIELDS = (*DETAIL_FIELDS, STOPPED_AT)
 
 
-class TestEntry(TypedDict):
-    """One test's outcome. A hidden test's message and fields are absent: the worker withholds them.
+class TestFields(TypedDict, total=False):
+    """A test's optional fields: they say in data what its message says in words, so nothing parses the words.
+    (Keys optional by a total=False base rather than NotRequired, which a 3.10 worker image lacks.)"""
 
-    The optional fields say in data what the message says in words, so nothing parses the words."""
+    input: str  # what the test called, e.g. "kv_bytes_per_token(llama-3-8b, 2)"
+    expected: str
+    got: str
+    stopped_at: str  # a test name: the run stopped while that test ran
+
+
+class TestEntry(TestFields):
+    """One test's outcome. A hidden test's message and fields are absent: the worker withholds them."""
 
     name: str
     visibility: str  # "public" | "hidden"
@@ -24,10 +32,6 @@ class TestEntry(TypedDict):
     score: float | None  # None in run mode (nothing is scored)
     max_score: float | None
     message: str
-    input: NotRequired[str]  # what the test called, e.g. "kv_bytes_per_token(llama-3-8b, 2)"
-    expected: NotRequired[str]
-    got: NotRequired[str]
-    stopped_at: NotRequired[str]  # a test name: the run stopped while that test ran
 
 
 class Plot(TypedDict):
