@@ -2,6 +2,8 @@
 
 import math
 
+from gpu_worker.contract.gpus import DATASHEETS
+
 from . import kv_math
 
 
@@ -88,12 +90,23 @@ def _summary(rows, busy, slots, finish) -> dict:
     }
 
 
+def _gpu(label: str, model: str) -> dict:
+    """A widget's GPU from the data sheets (gpu_worker/contract/gpus.py). memory_gb: the card's memory in
+    10^9 bytes, so the roofline widget can say when the weights do not fit."""
+    sheet = DATASHEETS[model]
+    return {
+        "label": label,
+        "tflops": float(sheet.fp16_tflops),
+        "tbps": sheet.hbm_gbps / 1000,
+        "memory_gb": sheet.memory_gb,
+    }
+
+
 GPUS = {
-    # memory_gb: the card's memory in 10^9 bytes, so the roofline widget can say when the weights do not fit.
-    "a100": {"label": "A100 80GB SXM", "tflops": 312.0, "tbps": 2.039, "memory_gb": 80},
-    "h100": {"label": "H100 SXM", "tflops": 989.0, "tbps": 3.35, "memory_gb": 80},
-    "h200": {"label": "H200", "tflops": 989.0, "tbps": 4.8, "memory_gb": 141},
-    "l4": {"label": "L4", "tflops": 121.0, "tbps": 0.3, "memory_gb": 24},
+    "a100": _gpu("A100 80GB SXM", "A100-SXM4-80GB"),
+    "h100": _gpu("H100 SXM", "H100 SXM"),
+    "h200": _gpu("H200", "H200"),
+    "l4": _gpu("L4", "L4"),
 }
 ROOFLINE_MODELS = {"llama-3-8b": "Llama-3-8B", "llama-3-70b": "Llama-3-70B"}  # preset slug: label on the plot
 MODELS = {

@@ -74,7 +74,11 @@ def best_per_learner(*, lab: Lab, learner_ids=None) -> dict[str, list[dict]]:
     order = F("figure").asc() if spec.lower_is_better else F("figure").desc()
     rows = (
         Submission.objects.filter(
-            spec.fixed_workload, lab=lab, mode=Submission.Mode.SUBMIT, status=Submission.Status.DONE, verdict="accepted"
+            spec.fixed_workload,
+            lab=lab,
+            mode=Submission.Mode.SUBMIT,
+            status=Submission.Status.DONE,
+            verdict=Submission.Verdict.ACCEPTED,
         )
         .filter(**({} if learner_ids is None else {"learner_id__in": learner_ids}))
         .annotate(

@@ -51,6 +51,7 @@ class Submission(models.Model):
         RUNNING = "running", "Running"
         DONE = "done", "Done"
 
+    Verdict = contract.Verdict  # how a done run ended; `verdict` holds one of these (or "" before then)
     VERDICTS = contract.VERDICTS
 
     learner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_submissions")

@@ -4,15 +4,18 @@ nccl-tests-style bandwidth rows, the test a stopped run was on, and failures spl
 import json
 import re
 
-VERDICTS = {
-    "accepted": ("Accepted", "All tests passed."),
-    "wrong_answer": ("Wrong answer", "Your code ran, but at least one answer differs from the expected one."),
-    "time_limit": ("Time limit exceeded", "Your code ran past the time limit, so the run was stopped."),
-    "memory_limit": ("Memory limit exceeded", "Your code used more memory than the lab allows."),
-    "runtime_error": ("Runtime error", "Your code raised an exception or crashed while a test ran."),
-    "compile_error": ("Does not compile", "Python could not load your code (a syntax or import error)."),
-    "rejected": ("Rejected", "Your code breaks a rule of the lab (a missing function or a forbidden call)."),
-    "internal_error": ("Internal error", "The grader failed; this is not your fault. Try again later."),
+from gpu_worker.contract import STOPPING_VERDICTS, Verdict
+from gpu_worker.contract.result import DETAIL_FIELDS, STOPPED_AT
+
+VERDICTS = {  # every contract verdict, in words (a test holds the keys to contract.Verdict)
+    Verdict.ACCEPTED: ("Accepted", "All tests passed."),
+    Verdict.WRONG_ANSWER: ("Wrong answer", "Your code ran, but at least one answer differs from the expected one."),
+    Verdict.TIME_LIMIT: ("Time limit exceeded", "Your code ran past the time limit, so the run was stopped."),
+    Verdict.MEMORY_LIMIT: ("Memory limit exceeded", "Your code used more memory than the lab allows."),
+    Verdict.RUNTIME_ERROR: ("Runtime error", "Your code raised an exception or crashed while a test ran."),
+    Verdict.COMPILE_ERROR: ("Does not compile", "Python could not load your code (a syntax or import error)."),
+    Verdict.REJECTED: ("Rejected", "Your code breaks a rule of the lab (a missing function or a forbidden call)."),
+    Verdict.INTERNAL_ERROR: ("Internal error", "The grader failed; this is not your fault. Try again later."),
 }
 
 # name: (label, unit, which way is better). Anything not named here is labelled from its suffix.
@@ -248,48 +251,60 @@ def _fixed(value, places: int) -> str:
     return f"{value:,.{places}f}"
 
 
-STOPPED_AT = re.compile(r"not run: the run stopped at test (?P<name>.+)$")
-STOPPED_MESSAGE = re.compile(r"^test (?P<name>.+?)(?: failed)?: ")
-
-
 def stopped_test(*, verdict: str, message: str, tests: list[dict]) -> str:
     """The test a run was on when it hit the time limit (or crashed), when the result says which."""
-    if verdict not in ("time_limit", "memory_limit"):
+    if verdict not in STOPPING_VERDICTS:
         return ""
     for test in tests:
-        found = STOPPED_AT.match(str(test.get("message") or ""))
+        if test.get(STOPPED_AT):
+            return str(test[STOPPED_AT])
+    return _legacy_stopped_test(message, tests)
+
+
+def failure_detail(test: dict) -> dict | None:
+    """{"input", "expected", "got"} of a failed public test, from the grader's fields."""
+    if test.get("passed") or test.get("visibility") != "public":
+        return None
+    if any(key in test for key in DETAIL_FIELDS):
+        return {key: _text(test.get(key)) for key in DETAIL_FIELDS}
+    return _legacy_detail(str(test.get("message") or ""))
+
+
+def _text(value) -> str:
+    return "" if value is None else value if isinstance(value, str) else repr(value)
+
+
+# Results stored before the worker sent structured fields (Issue 27) have only the grader's words; these
+# read those words as they were then. Nothing new needs them: drop them once no such result is kept.
+_LEGACY_NOT_RUN = re.compile(r"not run: the run stopped at test (?P<name>.+)$")
+_LEGACY_STOP_MESSAGE = re.compile(r"^test (?P<name>.+?)(?: failed)?: ")
+_LEGACY_DETAIL = (
+    re.compile(
+        r"^(?P<input>.+?) returned (?P<got>.+?)(?: \((?P<type>\w+)\))?, (?:expected|the contract asks for) "
+        r"(?P<expected>.+)$",
+        re.S,
+    ),
+    re.compile(r"^(?P<input>rank \d+: element \d+) is (?P<got>\S+), the sum over ranks is (?P<expected>\S+)$"),
+)
+
+
+def _legacy_stopped_test(message: str, tests: list[dict]) -> str:
+    for test in tests:
+        found = _LEGACY_NOT_RUN.match(str(test.get("message") or ""))
         if found:
             return found.group("name")
-    found = STOPPED_MESSAGE.match(message or "")
+    found = _LEGACY_STOP_MESSAGE.match(message or "")
     if found and any(test.get("name") == found.group("name") for test in tests):
         return found.group("name")
     return ""
 
 
-RETURNED = re.compile(
-    r"^(?P<input>.+?) returned (?P<got>.+?)(?: \((?P<type>\w+)\))?, (?:expected|the contract asks for) "
-    r"(?P<expected>.+)$",
-    re.S,
-)
-ELEMENT = re.compile(r"^(?P<input>rank \d+: element \d+) is (?P<got>\S+), the sum over ranks is (?P<expected>\S+)$")
-
-
-def failure_detail(test: dict) -> dict | None:
-    """{"input", "expected", "got"} of a failed public test, from the grader's fields or its message."""
-    if test.get("passed") or test.get("visibility") != "public":
-        return None
-    if any(key in test for key in ("input", "expected", "got")):
-        return {key: _text(test.get(key)) for key in ("input", "expected", "got")}
-    message = str(test.get("message") or "")
-    for pattern in (RETURNED, ELEMENT):
+def _legacy_detail(message: str) -> dict | None:
+    for pattern in _LEGACY_DETAIL:
         found = pattern.match(message)
         if found:
-            return {"input": found.group("input"), "expected": found.group("expected"), "got": found.group("got")}
+            return {key: found.group(key) for key in DETAIL_FIELDS}
     return None
-
-
-def _text(value) -> str:
-    return "" if value is None else value if isinstance(value, str) else repr(value)
 
 
 def custom_view(custom, sent) -> dict | None:

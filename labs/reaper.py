@@ -136,7 +136,7 @@ def _fail(submission: Submission, now) -> int:
         status__in=[Status.QUEUED, Status.RUNNING],
     ).update(
         status=Status.DONE,
-        verdict="internal_error",
+        verdict=Submission.Verdict.INTERNAL_ERROR,
         message=LOST_MESSAGE,
         score=None,
         max_score=None,

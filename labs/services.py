@@ -198,7 +198,7 @@ def _fields_from_result(result: LabResult) -> dict:
     message = str(result.get("message") or "")
     if verdict not in Submission.VERDICTS:
         message = f"The worker sent an unknown verdict {verdict!r}. {message}".strip()
-        verdict = "internal_error"
+        verdict = Submission.Verdict.INTERNAL_ERROR.value
     scored = result.get("mode") == Submission.Mode.SUBMIT
     stored = dict(result)
     stored["stdout"] = _capped(str(result.get("stdout") or ""), settings.LABS["STDOUT_CHARS"])

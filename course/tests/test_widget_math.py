@@ -107,3 +107,13 @@ def test_rounding_matches_javascript_math_round_on_ties():
     # 249 busy of 400 slot-iterations = 62.25%: Python's round() gives 62.2, JS Math.round gives 62.3
     assert widget_math.round_half_up(100 * 249 / 400, 1) == 62.3
     assert widget_math.round_half_up(2.675, 2) == 2.68 and round(2.675, 2) == 2.67
+
+
+def test_the_widget_gpus_are_the_data_sheets_figures():
+    """The roofline widget reads gpu_worker/contract/gpus.py, the table the grader and cost model read."""
+    assert {slug: (gpu["tflops"], gpu["tbps"], gpu["memory_gb"]) for slug, gpu in widget_math.GPUS.items()} == {
+        "a100": (312.0, 2.039, 80),
+        "h100": (989.0, 3.35, 80),
+        "h200": (989.0, 4.8, 141),
+        "l4": (121.0, 0.3, 24),
+    }

@@ -1,9 +1,11 @@
-"""What the web side and the GPU worker agree on: verdicts, modes, lab slugs, lab limits, source limits.
+"""What the web side and the GPU worker agree on: verdicts, modes, lab slugs, lab limits, source limits
+(and, in its modules, the result format, the wire, KV sizing, experiment knobs and GPU data sheets).
 
 Both sides import this module, so it uses the standard library and PyYAML only (no torch, no
 Django). Lab slugs and limits come from labs/content/<slug>/lab.yaml, which the worker image
 ships beside gpu_worker, so a lab's numbers are written once."""
 
+from enum import Enum
 from functools import cache
 from pathlib import Path
 
@@ -11,13 +13,44 @@ CONTENT_DIR = Path(__file__).resolve().parents[2] / "labs" / "content"
 
 MODES = ("run", "submit")  # run: public tests only, no score; submit: every test, scored
 
-ACCEPTED = "accepted"
-INTERNAL_ERROR = "internal_error"  # our side failed (grader, sandbox, worker): never the learner's fault
-# The learner's code earned these: the message says what to fix.
-LEARNER_FAULTS = ("wrong_answer", "time_limit", "memory_limit", "runtime_error", "compile_error", "rejected")
-VERDICTS = (ACCEPTED, *LEARNER_FAULTS, INTERNAL_ERROR)
+
+class Verdict(str, Enum):  # noqa: UP042  (StrEnum is 3.11+; see below)
+    """How a run (or one test) ended: the one list of verdicts. Members are strings, so they travel in JSON as is.
+
+    Not StrEnum: scripts/gpu_check.py imports this module with whatever python3 a GPU host has (3.10 on
+    Ubuntu 22.04), so the two methods below give StrEnum's str() and format()."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    ACCEPTED = "accepted"
+    # The learner's code earned these: the message says what to fix.
+    WRONG_ANSWER = "wrong_answer"
+    TIME_LIMIT = "time_limit"
+    MEMORY_LIMIT = "memory_limit"
+    RUNTIME_ERROR = "runtime_error"
+    COMPILE_ERROR = "compile_error"
+    REJECTED = "rejected"  # the contract is not met: a missing function, a forbidden call, a file too large
+    INTERNAL_ERROR = "internal_error"  # our side failed (grader, sandbox, worker): never the learner's fault
+
+
+ACCEPTED = Verdict.ACCEPTED.value
+INTERNAL_ERROR = Verdict.INTERNAL_ERROR.value
+LEARNER_FAULTS = tuple(v.value for v in Verdict if v not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR))
+VERDICTS = tuple(v.value for v in Verdict)
 # A run ending in one of these scores 0 whatever tests passed: the code never ran, or we failed.
-ZERO_SCORE_VERDICTS = ("compile_error", "rejected", INTERNAL_ERROR)
+ZERO_SCORE_VERDICTS = (Verdict.COMPILE_ERROR.value, Verdict.REJECTED.value, INTERNAL_ERROR)
+# A run that ended in one of these was stopped while a test ran: the result names that test.
+STOPPING_VERDICTS = (Verdict.TIME_LIMIT.value, Verdict.MEMORY_LIMIT.value)
+
+
+def check_verdict(verdict) -> Verdict:
+    """`verdict` as a Verdict; ValueError naming the known ones when it is none (a typo fails where it is made)."""
+    try:
+        return Verdict(verdict)
+    except ValueError:
+        raise ValueError(f"unknown verdict {verdict!r}; known: {', '.join(VERDICTS)}") from None
+
 
 MAX_SOURCE_BYTES = 64 * 1024  # a submitted file, UTF-8 encoded
 

@@ -5,9 +5,26 @@ and the web side that reads it agree (docs/architecture.md, "Result of a run")."
 
 from typing import Any, NotRequired, TypedDict
 
+# What a failed test compared, as the grader wrote each value: the page shows them as input / expected / got.
+DETAIL_FIELDS = ("input", "expected", "got")
+# The test a run was on when it stopped (time limit, crash), on the tests that stop touched.
+STOPPED_AT = "stopped_at"
+# Every optional field a test may carry; a hidden test carries none unless its message is shown.
+TEST_FIELDS = (*DETAIL_FIELDS, STOPPED_AT)
 
-class TestEntry(TypedDict):
-    """One test's outcome. A hidden test's message is empty: the worker withholds it."""
+
+class TestFields(TypedDict, total=False):
+    """A test's optional fields: they say in data what its message says in words, so nothing parses the words.
+    (Keys optional by a total=False base rather than NotRequired, which a 3.10 worker image lacks.)"""
+
+    input: str  # what the test called, e.g. "kv_bytes_per_token(llama-3-8b, 2)"
+    expected: str
+    got: str
+    stopped_at: str  # a test name: the run stopped while that test ran
+
+
+class TestEntry(TestFields):
+    """One test's outcome. A hidden test's message and fields are absent: the worker withholds them."""
 
     name: str
     visibility: str  # "public" | "hidden"

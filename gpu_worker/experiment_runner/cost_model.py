@@ -2,15 +2,18 @@
 
 The schedule is the engine's own (which requests, how many tokens, what context); only the clock is modeled.
 A step reads the weights once plus every scheduled sequence's KV, and does 2 FLOPs per weight per token plus
-attention; it takes whichever is longer at datasheet peaks (989 TFLOP/s dense BF16, 3.35 TB/s HBM). No
-launch overhead, no efficiency factor: the numbers are a floor, and the ridge point falls where the roofline
-section of the course puts it (about 295 FLOPs per byte).
+attention; it takes whichever is longer at the data-sheet peaks (contract/gpus.py: 989 TFLOP/s dense BF16,
+3.35 TB/s HBM). No launch overhead, no efficiency factor: the numbers are a floor, and the ridge point falls
+where the roofline section of the course puts it (about 295 FLOPs per byte).
 """
 
 from dataclasses import dataclass
 
-PEAK_FLOPS = 989e12
-PEAK_BYTES_PER_S = 3.35e12
+from gpu_worker.contract.gpus import DATASHEETS
+
+MODELED_GPU = DATASHEETS["H100 SXM"]
+PEAK_FLOPS = MODELED_GPU.fp16_tflops * 1e12
+PEAK_BYTES_PER_S = MODELED_GPU.hbm_gbps * 1e9
 
 
 @dataclass(frozen=True)

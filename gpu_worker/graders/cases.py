@@ -1,5 +1,6 @@
 """Helpers every grader shares: run one check against learner code, compare values, build plot dicts."""
 
+from gpu_worker.graders.result import Mismatch
 from gpu_worker.sandbox import LearnerError
 
 
@@ -20,9 +21,12 @@ def attempt(report, name: str, check, message_public: bool = False) -> bool:
 
 def exact_int(got, expected: int, call: str) -> tuple[bool, str]:
     if isinstance(got, bool) or not isinstance(got, int):
-        return False, f"{call} returned {got!r} ({type(got).__name__}); the contract asks for an int"
+        got_text = f"{got!r} ({type(got).__name__})"
+        return False, Mismatch(
+            f"{call} returned {got_text}; the contract asks for an int", input=call, expected="an int", got=got_text
+        )
     if got != expected:
-        return False, f"{call} returned {got}, expected {expected}"
+        return False, Mismatch(f"{call} returned {got}, expected {expected}", input=call, expected=expected, got=got)
     return True, ""
 
 

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import torch
 
+from gpu_worker.graders.result import Mismatch
+
 POISON_KEY, POISON_VALUE = 30.0, 1000.0  # finite, so masking them out gives exact zeros; reading them shows
 TOLERANCE = {torch.float32: (1e-4, 1e-3), torch.float16: (2e-2, 2e-2), torch.bfloat16: (5e-2, 5e-2)}  # atol, rtol
 
@@ -132,8 +134,10 @@ def compare(got, expected: torch.Tensor, atol: float, rtol: float) -> tuple[bool
     if not isinstance(got, torch.Tensor):
         return False, f"returned {type(got).__name__}; the contract asks for a torch.Tensor"
     if tuple(got.shape) != tuple(expected.shape):
-        return False, (
-            f"returned shape {tuple(got.shape)}, expected {tuple(expected.shape)} [num_seqs, num_heads, head_dim]"
+        return False, Mismatch(
+            f"returned shape {tuple(got.shape)}, expected {tuple(expected.shape)} [num_seqs, num_heads, head_dim]",
+            expected=f"shape {tuple(expected.shape)}",
+            got=f"shape {tuple(got.shape)}",
         )
     if got.dtype != expected.dtype:
         return False, f"returned dtype {got.dtype}; the contract asks for the query's dtype {expected.dtype}"

@@ -1,11 +1,25 @@
 """Verdicts, per-test results and the result JSON a run hands back to the web side."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from gpu_worker.contract import MODES, VERDICTS, ZERO_SCORE_VERDICTS
-from gpu_worker.contract.result import LabResult, TestEntry, WorkerInfo
+from gpu_worker.contract import MODES, ZERO_SCORE_VERDICTS, Verdict, check_verdict
+from gpu_worker.contract.result import STOPPED_AT, LabResult, TestEntry, WorkerInfo
 
 STDOUT_CAP = 64 * 1024  # characters of learner output kept in the result JSON
+
+
+class Mismatch(str):
+    """A failure message that also holds what was compared, so the result carries `input`, `expected`
+    and `got` as fields (gpu_worker.contract.result) and the page never parses the words.
+
+    It is still the message: `ok, message = check()` and `"..." in message` work unchanged."""
+
+    fields: dict[str, str]
+
+    def __new__(cls, message: str, *, expected, got, input: str = ""):
+        text = super().__new__(cls, message)
+        text.fields = {"expected": str(expected), "got": str(got), **({"input": str(input)} if input else {})}
+        return text
 
 
 @dataclass
@@ -18,6 +32,7 @@ class TestResult:
     message: str = ""
     credit: float = 1.0  # share of the weight a passed test earns (partial credit, e.g. throughput)
     message_public: bool = False  # show the message even for a hidden test (e.g. "step 12: out-of-blocks")
+    fields: dict[str, str] = field(default_factory=dict)  # input/expected/got/stopped_at; shown with the message
 
     def __post_init__(self):
         if self.visibility not in ("public", "hidden"):
@@ -56,16 +71,25 @@ class Report:
         name: str,
         passed: bool,
         message: str = "",
-        verdict: str = "wrong_answer",
+        verdict: str = Verdict.WRONG_ANSWER,
         credit: float = 1.0,
         message_public: bool = False,
+        stopped_at: str = "",
     ) -> None:
+        """`message` may be a Mismatch: its input/expected/got go into the result as fields.
+        `stopped_at` names the test the run was on when it stopped, for tests that stop touched."""
         if not 0.0 <= credit <= 1.0:
             raise ValueError(f"credit must be in [0, 1], got {credit}")
+        earned = None if passed else check_verdict(verdict)
+        if earned == Verdict.ACCEPTED:
+            raise ValueError(f"test {name!r} failed, so its verdict cannot be accepted")
         test = self.tests[name]
-        test.passed, test.message = bool(passed), message
-        test.verdict = "" if passed else verdict
+        test.passed, test.message = bool(passed), str(message)
+        test.verdict = earned.value if earned else ""
         test.credit, test.message_public = credit, message_public
+        test.fields = {**(message.fields if isinstance(message, Mismatch) else {})}
+        if stopped_at:
+            test.fields[STOPPED_AT] = stopped_at
 
     def stopped(self, verdict: str, message: str) -> None:
         """The run ended (time limit, crash): the running test gets the reason, the rest say they did not run."""
@@ -74,7 +98,7 @@ class Report:
             if test.passed is not None:
                 continue
             if test.name == running:
-                self.record(test.name, False, message, verdict, message_public=True)
+                self.record(test.name, False, message, verdict, message_public=True, stopped_at=running)
             else:
                 self.record(
                     test.name,
@@ -83,13 +107,13 @@ class Report:
                     if running
                     else "not run: the run stopped before this test",
                     verdict,
+                    stopped_at=running or "",
                 )
         self.fail(verdict, f"test {running}: {message}" if running else message)
 
     def fail(self, verdict: str, message: str) -> None:
         """End the run with `verdict` (the first failure wins)."""
-        if verdict not in VERDICTS:
-            raise ValueError(f"unknown verdict {verdict!r}")
+        verdict = check_verdict(verdict).value
         if self.failure is None:
             self.failure = (verdict, message)
 
@@ -100,12 +124,12 @@ class Report:
             if test.passed is False:
                 where = f"test {test.name}"
                 detail = test.message if self._shown(test) else "(hidden test: details withheld)"
-                return test.verdict or "wrong_answer", f"{where} failed: {detail}"
+                return test.verdict or Verdict.WRONG_ANSWER.value, f"{where} failed: {detail}"
             if test.passed is None:
-                return "internal_error", f"test {test.name} was declared but never run"
+                return Verdict.INTERNAL_ERROR.value, f"test {test.name} was declared but never run"
         if not self.tests:
-            return "internal_error", "the grader ran no tests"
-        return "accepted", ""
+            return Verdict.INTERNAL_ERROR.value, "the grader ran no tests"
+        return Verdict.ACCEPTED.value, ""
 
     @staticmethod
     def _shown(test: TestResult) -> bool:
@@ -121,6 +145,7 @@ class Report:
             share = test.weight / total
             gained = share * test.credit if test.passed else 0.0
             earned += gained
+            shown = self._shown(test)
             tests.append(
                 {
                     "name": test.name,
@@ -128,7 +153,8 @@ class Report:
                     "passed": bool(test.passed),
                     "score": round(gained, 6) if scored else None,
                     "max_score": round(share, 6) if scored else None,
-                    "message": test.message if self._shown(test) else "",
+                    "message": test.message if shown else "",
+                    **(test.fields if shown else {}),  # a hidden test's fields say what its message would
                 }
             )
         score = None

@@ -15,6 +15,7 @@ from gpu_worker.collectives.bandwidth import algbw_gbps, busbw_gbps
 from gpu_worker.contract import lab_limits
 from gpu_worker.graders import ring_baseline
 from gpu_worker.graders.cases import figure, line
+from gpu_worker.graders.result import Mismatch
 from gpu_worker.graders.ring_relay import Relay
 from gpu_worker.sandbox import LearnerError
 
@@ -126,9 +127,9 @@ def run_tests(sessions: list, report, rng: random.Random) -> None:
 def _stopped(report, name: str, exchange, later: list[str]) -> None:
     """A time limit: the test that hung says which ranks waited on whom; the tests after it did not run."""
     message = _stop_message(exchange) if exchange.timed_out else "a rank stopped answering and was ended"
-    report.record(name, False, message, "time_limit", message_public=True)
+    report.record(name, False, message, "time_limit", message_public=True, stopped_at=name)
     for other in later:
-        report.record(other, False, f"not run: test {name} hit the time limit", "time_limit")
+        report.record(other, False, f"not run: test {name} hit the time limit", "time_limit", stopped_at=name)
     report.fail("time_limit", f"test {name}: {message}")
 
 
@@ -184,9 +185,12 @@ def _judge(exchange, shards: list, numel: int) -> tuple[bool, str, str]:
             where = int((tensor - expected).abs().argmax())
             return (
                 False,
-                (
+                Mismatch(
                     f"rank {rank}: element {where} is {float(tensor[where]):g}, the sum over ranks is "
-                    f"{float(expected[where]):g}"
+                    f"{float(expected[where]):g}",
+                    input=f"rank {rank}: element {where}",
+                    expected=f"{float(expected[where]):g}",
+                    got=f"{float(tensor[where]):g}",
                 ),
                 "wrong_answer",
             )

@@ -7,6 +7,7 @@ import secrets
 import time
 
 from gpu_worker import contract
+from gpu_worker.contract import Verdict
 from gpu_worker.contract.result import LabResult
 from gpu_worker.graders.result import Report
 from gpu_worker.graders.source_checks import SourceProblem, check_python_source
@@ -81,7 +82,7 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None, 
         report.metrics["sandbox_start_s"] = round(max(session.load_s for session in sessions), 3)
         if sessions[0].missing:
             report.fail(
-                "rejected",
+                Verdict.REJECTED,
                 "missing function(s) required by the contract: "
                 + ", ".join(f"{name}()" for name in sessions[0].missing),
             )
@@ -101,7 +102,7 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None, 
             group.remove()
         report.stdout = _stdout(sessions)
     if report.failure is None and any(test.passed is None for test in report.tests.values()):
-        report.fail("internal_error", "the grader stopped before running every test")
+        report.fail(Verdict.INTERNAL_ERROR, "the grader stopped before running every test")
 
 
 def submission_group(limits: Limits):

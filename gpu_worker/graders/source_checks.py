@@ -2,13 +2,13 @@
 
 import ast
 
-from gpu_worker.contract import MAX_SOURCE_BYTES
+from gpu_worker.contract import MAX_SOURCE_BYTES, Verdict, check_verdict
 
 
 class SourceProblem(Exception):
     def __init__(self, verdict: str, message: str):
         super().__init__(message)
-        self.verdict, self.message = verdict, message
+        self.verdict, self.message = check_verdict(verdict), message
 
 
 def check_python_source(source: str | bytes) -> str:
@@ -20,20 +20,20 @@ def check_python_source(source: str | bytes) -> str:
             source = bytes(source).decode("utf-8")
         except UnicodeDecodeError as error:
             raise SourceProblem(
-                "rejected",
+                Verdict.REJECTED,
                 f"the file is not valid UTF-8 text (byte 0x{source[error.start]:02x} at offset {error.start})",
             ) from None
     if not isinstance(source, str):
-        raise SourceProblem("rejected", f"the source must be text, got {type(source).__name__}")
+        raise SourceProblem(Verdict.REJECTED, f"the source must be text, got {type(source).__name__}")
     try:
         size = len(source.encode("utf-8"))
     except UnicodeEncodeError:
-        raise SourceProblem("rejected", "the file is not valid UTF-8 text (lone surrogate)") from None
+        raise SourceProblem(Verdict.REJECTED, "the file is not valid UTF-8 text (lone surrogate)") from None
     if not source.strip():
-        raise SourceProblem("rejected", "the file is empty")
+        raise SourceProblem(Verdict.REJECTED, "the file is empty")
     if size > MAX_SOURCE_BYTES:
         raise SourceProblem(
-            "rejected",
+            Verdict.REJECTED,
             f"the file is {size} bytes; the limit is {MAX_SOURCE_BYTES} bytes ({MAX_SOURCE_BYTES // 1024} KB)",
         )
     try:
@@ -42,8 +42,8 @@ def check_python_source(source: str | bytes) -> str:
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
         text = (error.text or "").rstrip()
         raise SourceProblem(
-            "compile_error", f"{type(error).__name__} at {where}: {error.msg}" + (f"\n    {text}" if text else "")
+            Verdict.COMPILE_ERROR, f"{type(error).__name__} at {where}: {error.msg}" + (f"\n    {text}" if text else "")
         ) from None
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
-        raise SourceProblem("compile_error", f"the file cannot be compiled: {error}") from None
+        raise SourceProblem(Verdict.COMPILE_ERROR, f"the file cannot be compiled: {error}") from None
     return source

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpu_worker.contract import Verdict
 from gpu_worker.sandbox.watch import descendants
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -93,17 +94,20 @@ def judge_overrun(*, wall_s: float, cpu_limit_s: float, elapsed_s: float, used: 
     """(verdict, message) for a run that gave no answer in time, from whose time the wall clock spent."""
     own_s = elapsed_s - used.waited_s - stalled_s
     if used.cpu_s >= 0.9 * cpu_limit_s:
-        return "time_limit", f"still running your code after {used.cpu_s:.1f} s of CPU (the limit is {cpu_limit_s:g} s)"
+        return (
+            Verdict.TIME_LIMIT,
+            f"still running your code after {used.cpu_s:.1f} s of CPU (the limit is {cpu_limit_s:g} s)",
+        )
     if own_s >= 0.9 * wall_s and used.cpu_s >= 0.5 * own_s:
-        return "time_limit", f"still running your code after {wall_s:g} s ({used.cpu_s:.1f} s of CPU)"
+        return Verdict.TIME_LIMIT, f"still running your code after {wall_s:g} s ({used.cpu_s:.1f} s of CPU)"
     if own_s >= 0.9 * wall_s:
         return (
-            "time_limit",
+            Verdict.TIME_LIMIT,
             f"no answer within {wall_s:g} s, though your code used only {used.cpu_s:.1f} s of CPU: it was waiting "
             "(sleep, input, a lock, a pipe that nothing answers?)",
         )
     return (
-        "internal_error",
+        Verdict.INTERNAL_ERROR,
         f"the grading host was overloaded: in {elapsed_s:.0f} s your code got {used.cpu_s:.1f} s of CPU and "
         f"waited {used.waited_s + stalled_s:.0f} s for the machine; this run does not count against you, send it again",
     )

@@ -5,6 +5,7 @@ import secrets
 import signal
 import time
 
+from gpu_worker.contract import Verdict, check_verdict
 from gpu_worker.contract.limits import Limits
 from gpu_worker.sandbox import channel
 from gpu_worker.sandbox.process import SandboxProcess
@@ -17,7 +18,7 @@ class LearnerError(Exception):
 
     def __init__(self, verdict: str, message: str, fatal: bool = False):
         super().__init__(message)
-        self.verdict, self.message, self.fatal = verdict, message, fatal
+        self.verdict, self.message, self.fatal = check_verdict(verdict), message, fatal
 
 
 class LearnerSession:
@@ -152,7 +153,7 @@ class LearnerSession:
     def _exchange(self, header: dict | None, tensors: dict | None = None) -> tuple[dict, dict]:
         """Send `header` (None: nothing, only read the pending answer) and read the answer."""
         if self.exit is not None:
-            raise LearnerError("runtime_error", "the program is no longer running", fatal=True)
+            raise LearnerError(Verdict.RUNTIME_ERROR, "the program is no longer running", fatal=True)
         self.process.learner_turn()
         try:
             if header is not None:
@@ -178,13 +179,16 @@ class LearnerSession:
         if protocol_broken:  # it may still be running (e.g. blocked writing an oversized answer)
             self.process.kill()
             self.close()
-            return LearnerError("runtime_error", f"the program broke the harness protocol: {error}", True)
+            return LearnerError(Verdict.RUNTIME_ERROR, f"the program broke the harness protocol: {error}", True)
         self.close()
         exit = self.exit
         if self.process.out_of_memory:
             return self._run_memory_error()
         if exit.killed_for_time:
-            verdict, message = self.process.judged or ("time_limit", f"killed after the {self.limits.wall_s:g} s limit")
+            verdict, message = self.process.judged or (
+                Verdict.TIME_LIMIT,
+                f"killed after the {self.limits.wall_s:g} s limit",
+            )
             return LearnerError(verdict, message, True)
         code = exit.returncode
         if code is not None and code > 128 and self.process.level == "bubblewrap":
@@ -192,18 +196,18 @@ class LearnerSession:
         if code is not None and code < 0:
             number = -code
             if number in TIME_SIGNALS:
-                return LearnerError("time_limit", f"CPU time limit of {self.limits.cpu_s} s exceeded", True)
+                return LearnerError(Verdict.TIME_LIMIT, f"CPU time limit of {self.limits.cpu_s} s exceeded", True)
             if number == signal.SIGKILL:
                 return LearnerError(
-                    "runtime_error", "the program was killed (SIGKILL): out of memory, or it killed itself", True
+                    Verdict.RUNTIME_ERROR, "the program was killed (SIGKILL): out of memory, or it killed itself", True
                 )
             try:
                 name = signal.Signals(number).name
             except ValueError:
                 name = f"signal {number}"
-            return LearnerError("runtime_error", f"the program crashed ({name})", True)
+            return LearnerError(Verdict.RUNTIME_ERROR, f"the program crashed ({name})", True)
         return LearnerError(
-            "runtime_error",
+            Verdict.RUNTIME_ERROR,
             f"the program exited (code {exit.returncode}) before answering; do not call exit() or os._exit()",
             True,
         )
@@ -211,7 +215,7 @@ class LearnerSession:
     def _run_memory_error(self) -> LearnerError:
         limit = self.limits.run_memory_bytes >> 20
         return LearnerError(
-            "memory_limit",
+            Verdict.MEMORY_LIMIT,
             f"out of memory: the program and every process it started may use {limit} MiB together, and went over",
             fatal=True,
         )
@@ -228,12 +232,12 @@ def answer_or_raise(session: LearnerSession, answer: dict) -> dict:
     if answer.get("nonce") != session.nonce:
         session.process.kill()
         session.close()
-        raise LearnerError("rejected", FORGED, fatal=True)
+        raise LearnerError(Verdict.REJECTED, FORGED, fatal=True)
     if answer.get("ok") is True:
         return answer
     error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
     kind = error.get("kind")
-    verdict = {"memory": "memory_limit", "runtime": "runtime_error"}.get(kind, "runtime_error")
+    verdict = {"memory": Verdict.MEMORY_LIMIT, "runtime": Verdict.RUNTIME_ERROR}.get(kind, Verdict.RUNTIME_ERROR)
     message = str(error.get("message", ""))[:4000]
     if kind == "memory":  # the run stops: the next call would only thrash the host again
         session.process.kill()
@@ -249,4 +253,4 @@ def _decode(value, tensors: dict):
     try:
         return channel.decode(value, tensors)
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
-        raise LearnerError("runtime_error", f"the answer could not be read ({type(error).__name__})") from None
+        raise LearnerError(Verdict.RUNTIME_ERROR, f"the answer could not be read ({type(error).__name__})") from None

@@ -42,9 +42,7 @@ def result_extras(submission, view) -> dict:
     ]
     return {
         "tests": tests,
-        "stopped": presentation.stopped_test(
-            verdict=submission.verdict, message=submission.message, tests=(view or {}).get("tests", [])
-        ),
+        "stopped": presentation.stopped_test(verdict=submission.verdict, message=submission.message, tests=raw_tests),
         "measurements": presentation.measurements(result.get("metrics")),
         "custom": presentation.custom_view(result.get("custom"), submission.custom_input),
     }

@@ -4,6 +4,8 @@ folded per-trace tables, the test a stopped run was on, and input/expected/got o
 import pytest
 from django.urls import reverse
 
+from gpu_worker.contract import Verdict
+from gpu_worker.graders.result import Mismatch, Report
 from labs import presentation
 from labs.models import Submission
 from labs.services import result_ingest
@@ -107,7 +109,24 @@ def test_a_dict_of_rows_is_one_table():
     assert table["rows"][1] == ["n4-odd", "4", "8,192 B", "6"]
 
 
-def test_the_test_a_stopped_run_was_on_is_named():
+def test_every_contract_verdict_has_words_and_no_other_does():
+    assert list(presentation.VERDICTS) == list(Verdict)
+    assert all(name and meaning for name, meaning in presentation.VERDICTS.values())
+    assert presentation.verdict_name("time_limit") == "Time limit exceeded"
+
+
+def test_the_test_a_stopped_run_was_on_is_the_fields():
+    tests = [
+        {"name": "kv-llama", "passed": True, "message": ""},
+        {"name": "blocks-70b", "passed": False, "message": "reworded", "stopped_at": "blocks-70b"},
+        {"name": "seqs-8b", "passed": False, "message": "reworded too", "stopped_at": "blocks-70b"},
+    ]
+    assert presentation.stopped_test(verdict="time_limit", message="", tests=tests) == "blocks-70b"
+    assert presentation.stopped_test(verdict="memory_limit", message="", tests=tests) == "blocks-70b"
+    assert presentation.stopped_test(verdict="runtime_error", message="", tests=tests) == ""
+
+
+def test_a_result_stored_before_the_fields_names_its_stopped_test_from_the_words():
     tests = [
         {"name": "kv-llama", "passed": True, "message": ""},
         {"name": "blocks-70b", "passed": False, "message": "no answer within the 5 s wall-clock limit"},
@@ -137,7 +156,7 @@ def test_the_test_a_stopped_run_was_on_is_named():
         ("something else went wrong", None),
     ],
 )
-def test_public_failures_split_into_input_expected_got(message, detail):
+def test_a_result_stored_before_the_fields_splits_its_words_into_input_expected_got(message, detail):
     test = {"name": "t", "visibility": "public", "passed": False, "message": message}
     assert presentation.failure_detail(test) == detail
     assert presentation.failure_detail({**test, "visibility": "hidden"}) is None
@@ -157,7 +176,25 @@ def test_grader_fields_win_over_the_message():
 
 
 @pytest.mark.django_db
+def test_the_result_page_shows_the_graders_fields_whatever_the_words(learner_client, learner):
+    submission = SubmissionFactory(learner=learner, lab=LabFactory())
+    report = Report("kv-sizing", "submit", submission.pk)
+    for name, visibility in (("kv-gqa", "public"), ("hidden-gqa-3", "hidden"), ("seqs-8b", "public")):
+        report.declare(name, visibility)
+    report.record("kv-gqa", False, Mismatch("not what we hoped for", input="kv_bytes(gqa, 2)", expected=2, got=1))
+    report.current = "hidden-gqa-3"
+    report.stopped("time_limit", "no answer in time")
+    result_ingest(result=report.to_dict())
+    text = learner_client.get(reverse("labs:submission", args=[submission.pk])).content.decode()
+    flat = text.replace("\n", "").replace("  ", "")
+    assert 'It was running test <code id="stopped-test">hidden-gqa-3</code>' in text
+    assert "<dt>input</dt><dd><code>kv_bytes(gqa, 2)</code></dd>" in flat
+    assert "<dt>expected</dt><dd><code>2</code></dd><dt>got</dt><dd><code>1</code></dd>" in flat
+
+
+@pytest.mark.django_db
 def test_the_result_page_speaks_in_words(learner_client, learner):
+    """A result as stored before the worker sent fields: the page still reads it."""
     lab = LabFactory()
     submission = SubmissionFactory(learner=learner, lab=lab)
     result = result_json(submission.pk, verdict="time_limit", score=0.5)

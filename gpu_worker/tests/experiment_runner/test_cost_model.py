@@ -16,3 +16,8 @@ def test_past_the_ridge_point_a_step_grows_with_its_tokens():
     assert abs(below - step_seconds([(1, 1)])) / below < 0.05  # still weight-bound
     assert 1.9 < above / below < 2.3  # twice the ridge: about twice the time
     assert step_seconds([]) == 0.0
+
+
+def test_the_clock_runs_at_the_h100_sxm_data_sheet_peaks():
+    assert (PEAK_FLOPS, PEAK_BYTES_PER_S) == (989e12, 3.35e12)
+    assert round(step_seconds([(1, 1)]) * 1e3, 2) == 4.79  # one read of 16 GB of weights

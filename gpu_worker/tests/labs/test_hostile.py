@@ -85,6 +85,7 @@ def test_a_time_limit_names_the_test_that_hung_and_the_rest_say_they_did_not_run
     first, *rest = [test for test in result["tests"] if test["visibility"] == "public"]
     assert first["name"] == "kv-llama3-8b-fp16" and any(limit in first["message"] for limit in limits)
     assert rest and all(t["message"] == "not run: the run stopped at test kv-llama3-8b-fp16" for t in rest)
+    assert {t["stopped_at"] for t in [first, *rest]} == {"kv-llama3-8b-fp16"}
 
 
 def test_unbounded_memory_is_memory_limit(hostile):

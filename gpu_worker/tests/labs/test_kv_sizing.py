@@ -44,6 +44,8 @@ def test_wrong_solutions_get_wrong_answer(grade, fixture_source, name, failing_t
     assert 0 < result["score"] < 1
     failed = {t["name"]: t for t in result["tests"] if not t["passed"]}
     assert failing_test in failed and "expected" in failed[failing_test]["message"]
+    shown = failed[failing_test]  # the page shows these fields; the words say the same
+    assert shown["message"] == f"{shown['input']} returned {shown['got']}, expected {shown['expected']}"
     assert all(t["message"] == "" for t in result["tests"] if t["visibility"] == "hidden")
 
 

@@ -69,12 +69,15 @@ def test_graded_reference_sits_under_the_memory_roof(grade, fixture_source):
 
 
 def test_data_sheet_lookup_prefers_the_longest_model_name():
-    from gpu_worker.engine.peaks import FP16_PEAK_TFLOPS, HBM_PEAK_GBPS, _by_name
+    from gpu_worker.contract.gpus import datasheet_for
 
-    assert _by_name(HBM_PEAK_GBPS, "NVIDIA H100 NVL") == 3900 and _by_name(HBM_PEAK_GBPS, "NVIDIA L40S") == 864
-    assert _by_name(FP16_PEAK_TFLOPS, "NVIDIA A100-SXM4-80GB") == 312
-    assert _by_name(FP16_PEAK_TFLOPS, "NVIDIA A10") == 125
-    assert _by_name(HBM_PEAK_GBPS, "Some Future GPU") is None
+    assert datasheet_for("NVIDIA H100 NVL").hbm_gbps == 3900 and datasheet_for("NVIDIA L40S").hbm_gbps == 864
+    assert datasheet_for("NVIDIA A100-SXM4-80GB").fp16_tflops == 312
+    assert datasheet_for("NVIDIA A10").fp16_tflops == 125
+    assert datasheet_for("NVIDIA GH200 480GB").hbm_gbps == 4000  # not the H200's
+    # an A100 not listed has its compute figure; its bandwidth comes from the memory clock, not the A10's
+    assert datasheet_for("NVIDIA A100 96GB").hbm_gbps is None and datasheet_for("NVIDIA A100 96GB").fp16_tflops == 312
+    assert datasheet_for("Some Future GPU") is None
 
 
 def test_a_figure_above_the_device_ceiling_is_flagged_and_says_so():

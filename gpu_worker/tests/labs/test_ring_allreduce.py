@@ -62,6 +62,11 @@ def test_wrong_rings(grade, fixture_source, name, verdict, words):
     assert words in result["message"]
     if name != "wrong_deadlock":
         assert "deadlock" not in result["message"]
+    if words == "the sum over ranks":  # what the page shows as input / expected / got
+        [failed] = [t for t in result["tests"] if not t["passed"] and "got" in t][:1]
+        assert failed["message"] == f"{failed['input']} is {failed['got']}, the sum over ranks is {failed['expected']}"
+    if verdict == "time_limit":
+        assert all(t["stopped_at"] for t in result["tests"] if not t["passed"])
 
 
 def test_test_names_are_unique_for_every_seed():
