@@ -49,8 +49,8 @@ class RingRules:
         right, left = self.neighbours(rank)
         if dst not in (right, left):
             raise RuleBroken(
-                f"rank {rank} sent a message to rank {dst}; in a ring each rank sends only to its neighbours "
-                f"(rank {right}, or rank {left} for a ring running the other way)"
+                f"rank {rank} sent a message to rank {dst}, which is not its neighbour: in a ring each rank sends "
+                f"only to rank {right} (or to rank {left}, for a ring running the other way)"
             )
         chunk = chunk_elements(self.numel, self.world_size)
         if nbytes > chunk * self.element_size:
@@ -69,8 +69,8 @@ class RingRules:
         right, left = self.neighbours(rank)
         if src not in (right, left):
             raise RuleBroken(
-                f"rank {rank} waits for a message from rank {src}; in a ring only its neighbours "
-                f"(rank {left} and rank {right}) send to it"
+                f"rank {rank} waits for a message from rank {src}, which is not its neighbour: in a ring only "
+                f"rank {left} and rank {right} send to it"
             )
 
     def _elements(self, nbytes: int) -> str:
