@@ -189,7 +189,7 @@ class Relay:
             raise ProtocolError(f"more than {MAX_OPERATIONS} sends and receives in one call")
         if op == "wait":
             request = header.get("id")
-            if request not in self._requests[rank]:
+            if not _small_int(request, 1 << 62) or request not in self._requests[rank]:
                 raise ProtocolError(f"wait for {request!r}, which is not a receive this rank posted")
             src, tag = self._requests[rank][request]
             self._pending[src, rank, tag].append(request)
@@ -198,7 +198,7 @@ class Relay:
         tag, dtype, numel = header.get("tag"), header.get("dtype"), header.get("numel")
         if not _small_int(tag, MAX_TAG):
             raise ProtocolError(f"tag must be an int in [0, {MAX_TAG}), got {tag!r}")
-        if dtype not in ELEMENT_SIZE or not _small_int(numel, MAX_FRAME):
+        if not isinstance(dtype, str) or dtype not in ELEMENT_SIZE or not _small_int(numel, MAX_FRAME):
             raise ProtocolError("a frame whose dtype or element count is not one comm sends")
         nbytes = numel * ELEMENT_SIZE[dtype]
         if op == "send":

@@ -134,6 +134,29 @@ def test_a_message_must_fit_the_receivers_request_and_fails_on_its_line(grade, b
     assert words in result["message"] and 'File "submission.py", line' in result["message"]
 
 
+RAW_FRAMES = (
+    "import sys\n\nimport channel\n\n\ndef ring_all_reduce(tensor, comm):\n"
+    "    out = sys.modules['__main__'].state['fds'][1]\n"
+    "    channel.send_raw(out, {header})\n    comm.recv(tensor, (comm.rank + 1) % comm.world_size)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "header, words",
+    [
+        ('{"op": "recv", "src": 1, "tag": 0, "id": 5, "dtype": ["float32"], "numel": 1}', "dtype or element count"),
+        ('{"op": "wait", "id": [1]}', "wait for [1], which is not a receive this rank posted"),
+        ('{"op": "wait", "id": 12345}', "wait for 12345, which is not a receive"),
+        ('{"op": "send", "dst": 1, "tag": 0, "dtype": "float32", "numel": 2}', "does not match its dtype"),
+    ],
+    ids=["unhashable-dtype", "unhashable-id", "unknown-id", "short-payload"],
+)
+def test_hand_written_relay_frames_are_refused_not_a_grader_failure(grade, header, words):
+    result = grade("ring-allreduce", RAW_FRAMES.format(header=header), mode="run")
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "the grader's relay refused what this rank wrote" in result["message"] and words in result["message"]
+
+
 def test_library_baseline_runs_on_gloo_even_with_gpus_visible(monkeypatch):
     """The ring lab's tensors live on the CPU: a host with 4+ GPUs must not pick NCCL for them."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
