@@ -45,6 +45,17 @@ def test_two_rings_running_opposite_ways_are_accepted_on_every_draw(grade, fixtu
 
 
 @pytest.mark.sandbox
+def test_steps_count_when_a_message_is_waited_for_not_when_it_is_matched(grade, fixture_source):
+    """Receives posted before the step's send: the neighbour's message may be matched before this
+    rank's send reaches the grader; that must not make the send depend on it."""
+    for _ in range(3):
+        result = grade("ring-allreduce", fixture_source("ring-allreduce", "honest_irecv_first"), mode="run")
+        assert result["verdict"] == "accepted", result["message"]
+        for name, seen in result["metrics"]["exchanges"].items():
+            assert seen["steps"] == seen["ring_steps"], (name, seen)
+
+
+@pytest.mark.sandbox
 def test_library_collective_is_rejected_before_running(grade, fixture_source):
     result = grade("ring-allreduce", fixture_source("ring-allreduce", "wrong_uses_library"))
     assert result["verdict"] == "rejected" and "all_reduce" in result["message"]
@@ -94,6 +105,28 @@ def test_test_names_are_unique_for_every_seed():
         kv = [name for name, _, _ in kv_sizing.public_cases() + kv_sizing.hidden_cases(rng)]
         paged = [case.name for case in paged_inputs.public_cases() + paged_inputs.hidden_cases(rng)]
         assert len(kv) == len(set(kv)) and len(paged) == len(set(paged)), seed
+
+
+def _ring_bytes(chunks: list[int], position: int) -> int:
+    """Elements a ring rank sends: every chunk but one in reduce-scatter, every chunk but another in all-gather."""
+    n = len(chunks)
+    return 2 * sum(chunks) - chunks[(position + 1) % n] - chunks[(position + 2) % n]
+
+
+def test_bytes_bound_admits_a_ring_and_two_opposite_rings_for_every_size():
+    """The bound's rounding is what keeps the honest variants accepted whatever size is drawn."""
+
+    def near_equal(numel, n):
+        return [numel // n + (index < numel % n) for index in range(n)]
+
+    for n in (2, 3, 4):
+        for numel in range(1, 3000):
+            first, second = near_equal((numel + 1) // 2, n), near_equal(numel // 2, n)
+            for rank in range(n):
+                one_ring = _ring_bytes(near_equal(numel, n), rank)
+                two_rings = _ring_bytes(first, rank) + _ring_bytes(second, (-rank) % n)
+                assert max(one_ring, two_rings) * 4 <= bytes_bound(numel, n), (n, numel, rank)
+    assert _ring_bytes(near_equal(7, 3), 0) == 10 and bytes_bound(7, 3) == 12 * 4  # a naive 14 would not fit
 
 
 def test_every_submit_draws_the_edges_the_statement_allows():
