@@ -68,13 +68,14 @@ def library_calls(source: str) -> list[str]:
 
 def cases_for(world_size: int, hidden: bool, rng: random.Random) -> list[tuple[str, str, tuple, torch.dtype]]:
     """(name, visibility, shape, dtype); names are distinct by construction. Every submit has the edges:
-    1 element, fewer elements than ranks, one each, one over, uneven and large sizes, each dtype, 2-D."""
+    every size up to N+1 (1 element, fewer than N, one each, one over), every remainder mod N, a large
+    uneven size and 65536, each dtype, a 2-D tensor."""
     size = PUBLIC_SIZES[world_size]
     cases = [(f"n{world_size}-size-{size}", "public", (size,), torch.float32)]
     if not hidden:
         return cases
     n = world_size
-    sizes = sorted({1, n - 1, n, n + 1, 2 * n - 1, 1000, 65536} - {0, size})
+    sizes = sorted({*range(1, n + 2), *(2 * n + rest for rest in range(1, n)), 1000, 65536} - {size})
     sizes.append(rng.choice([k for k in range(2, 98) if k not in sizes and k != size]))
     sizes.append(rng.randint(4000, 5000) * n + rng.randint(1, n - 1))  # large, never divisible by N
     cases += [(f"hidden-n{n}-size-{k}", "hidden", (k,), torch.float32) for k in sizes]

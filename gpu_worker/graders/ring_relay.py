@@ -179,6 +179,7 @@ class Relay:
         self._ready = [{} for _ in range(world_size)]  # dst -> request id -> (clock, payload), matched
         self._pending = defaultdict(deque)  # (src, dst, tag) -> ids dst waits on (in recv) with no message yet
         self._requests = [{} for _ in range(world_size)]  # dst -> request id -> (src, tag), until handed over
+        self._told = [set() for _ in range(world_size)]  # dst -> ids refused before dst waited for them
         self._clock, self._buffered, self._refused = [0] * world_size, 0, set()
         self._operations = [0] * world_size
 
@@ -189,6 +190,9 @@ class Relay:
             raise ProtocolError(f"more than {MAX_OPERATIONS} sends and receives in one call")
         if op == "wait":
             request = header.get("id")
+            if _small_int(request, 1 << 62) and request in self._told[rank]:
+                self._told[rank].discard(request)  # refused when it was matched: the error is on its way
+                return
             if not _small_int(request, 1 << 62) or request not in self._requests[rank]:
                 raise ProtocolError(f"wait for {request!r}, which is not a receive this rank posted")
             src, tag = self._requests[rank][request]
@@ -254,6 +258,9 @@ class Relay:
                 )
                 exchange.errors.setdefault(dst, LearnerError("runtime_error", why))
                 self._ready[dst][request] = (0, why)
+                if request not in self._pending[src, dst, want_tag]:  # told now, ahead of the abort that follows
+                    self._pending[src, dst, want_tag].append(request)
+                    self._told[dst].add(request)
             else:
                 self._ready[dst][request] = (clock, payload)
             self._hand_over(dst, request)

@@ -130,14 +130,15 @@ def test_bytes_bound_admits_a_ring_and_two_opposite_rings_for_every_size():
 
 
 def test_every_submit_draws_the_edges_the_statement_allows():
-    """Each world size, in every submit: 1 element, fewer elements than ranks, one each, uneven and large
-    sizes, each dtype (on 1 element and on an uneven size) and a 2-D tensor."""
+    """Each world size, in every submit: every size up to N+1, every remainder mod N, a large uneven size,
+    each dtype (on 1 element and on an uneven size) and a 2-D tensor."""
     for seed in range(500):
         rng = random.Random(seed)
         for n in ring_allreduce.WORLD_SIZES:
             cases = ring_allreduce.cases_for(n, True, rng)
             sizes = {shape[0] for _, _, shape, dtype in cases if len(shape) == 1 and dtype == torch.float32}
-            assert {1, n, n + 1, 65536} <= sizes and (n == 2 or n - 1 in sizes), (seed, n)
+            assert set(range(1, n + 2)) <= sizes and 65536 in sizes, (seed, n)
+            assert {size % n for size in sizes if size >= n} == set(range(n)), (seed, n)  # every remainder
             assert any(size > 4000 * n and size % n for size in sizes), (seed, n)
             for dtype in ring_allreduce.DTYPES:
                 numels = {math.prod(shape) for _, _, shape, kind in cases if kind == dtype}
@@ -157,8 +158,13 @@ def test_every_submit_draws_the_edges_the_statement_allows():
             "    else:\n        comm.recv(tensor[:1], 0, tag=2)\n",
             "the next message rank 0 sent this rank has tag 1",
         ),
+        (  # refused before the receiver waits: the wait still fails on its line (not as an abort)
+            "    if comm.rank == 0:\n        comm.send(tensor[:4], 1)\n    else:\n"
+            "        handle = comm.irecv(tensor[:3], 0)\n        __import__('time').sleep(0.5)\n        handle.wait()\n",
+            "recv: rank 0 sent 4 x float32, this tensor holds 3 x float32",
+        ),
     ],
-    ids=["wrong-size", "tags-out-of-order"],
+    ids=["wrong-size", "tags-out-of-order", "wrong-size-refused-before-the-wait"],
 )
 def test_a_message_must_fit_the_receivers_request_and_fails_on_its_line(grade, body, words):
     """The relay hands over only what the request asked for: a misfit fails on the receiving line."""
