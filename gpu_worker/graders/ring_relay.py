@@ -196,6 +196,8 @@ class Relay:
             if not _small_int(request, 1 << 62) or request not in self._requests[rank]:
                 raise ProtocolError(f"wait for {request!r}, which is not a receive this rank posted")
             src, tag = self._requests[rank][request]
+            if request in self._pending[src, rank, tag]:
+                raise ProtocolError(f"wait for {request} twice")
             self._pending[src, rank, tag].append(request)
             self._hand_over(rank, request)
             return
@@ -247,8 +249,8 @@ class Relay:
                 messages.popleft(),
                 requests.popleft(),
             )
-            self._buffered -= len(payload)
             if (tag, dtype, numel) != (want_tag, want_dtype, want_numel):
+                self._buffered -= len(payload)
                 # the receiver fails (told why); the mismatch itself reaches it only as that error
                 why = (
                     f"recv: rank {src} sent {numel} x {dtype}, this tensor holds {want_numel} x {want_dtype}"
@@ -280,6 +282,7 @@ class Relay:
             self._out[dst] += channel.pack_raw({"op": "deliver", "id": request, "error": payload})
             return
         self._clock[dst] = max(self._clock[dst], clock)
+        self._buffered -= len(payload)  # held until now (matched, not yet waited for): counted in the cap
         self._out[dst] += channel.pack_raw({"op": "deliver", "id": request}, payload)
 
     def _kill(self, exchange: Exchange, open_ranks: set) -> None:
