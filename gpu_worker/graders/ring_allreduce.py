@@ -139,7 +139,15 @@ def run_tests(sessions: list, report, rng: random.Random) -> None:
 
 
 def _stopped(report, name: str, exchange, later: list[str]) -> None:
-    """A time limit: the test that hung says which ranks waited on whom; the tests after it did not run."""
+    """A time limit: the test that hung says which ranks waited on whom; the tests after it did not run.
+    Where a rank failed first and another never took the abort that followed, the failure is the verdict."""
+    cause = None if exchange.timed_out else _failure(exchange)
+    if cause is not None:
+        message, verdict = cause
+        report.record(name, False, message, verdict)
+        for other in later:
+            report.record(other, False, f"not run: a rank of test {name} stopped answering and was ended", verdict)
+        return
     message = _stop_message(exchange) if exchange.timed_out else "a rank stopped answering and was ended"
     report.record(name, False, message, "time_limit", message_public=True)
     for other in later:
@@ -170,18 +178,26 @@ def _first_error(exchange) -> tuple[int, LearnerError] | None:
     return (causes or found or [None])[0]
 
 
+def _failure(exchange) -> tuple[str, str] | None:
+    """(message, verdict) of the error that failed the exchange, if a rank failed."""
+    failed = _first_error(exchange)
+    if failed is None:
+        return None
+    rank, error = failed
+    if error.fatal:
+        raise LearnerError(error.verdict, f"rank {rank}: {error.message}", fatal=True)
+    if "ForbiddenCall" in error.message:
+        return f"rank {rank}: {error.message}", "rejected"
+    if error.verdict == "wrong_answer":  # a message a ring would not send (ring_rules.py); it names the rank
+        return error.message, "wrong_answer"
+    return f"rank {rank} failed:\n{error.message}", error.verdict
+
+
 def _judge(exchange, shards: list) -> tuple[bool, str, str]:
     """(passed, message, verdict) for one exchange, from what the relay saw and the ranks returned."""
-    failed = _first_error(exchange)
-    if failed is not None:
-        rank, error = failed
-        if error.fatal:
-            raise LearnerError(error.verdict, f"rank {rank}: {error.message}", fatal=True)
-        if "ForbiddenCall" in error.message:
-            return False, f"rank {rank}: {error.message}", "rejected"
-        if error.verdict == "wrong_answer":  # a message a ring would not send (ring_rules.py); it names the rank
-            return False, error.message, "wrong_answer"
-        return False, f"rank {rank} failed:\n{error.message}", error.verdict
+    failure = _failure(exchange)
+    if failure is not None:
+        return False, *failure
     wrong = _wrong_sum(exchange, _sum(shards))
     if wrong:
         return False, wrong, "wrong_answer"

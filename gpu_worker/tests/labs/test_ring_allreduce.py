@@ -173,6 +173,19 @@ def test_a_message_must_fit_the_receivers_request_and_fails_on_its_line(grade, b
     assert words in result["message"] and 'File "submission.py", line' in result["message"]
 
 
+@pytest.mark.sandbox
+def test_a_broken_rule_is_the_verdict_even_when_another_rank_never_takes_the_abort(grade):
+    """Rank 1 sleeps through the abort that follows rank 0's refused message and is ended: the learner is
+    told about the message, not that a rank stopped answering."""
+    source = (
+        "import time\n\n\ndef ring_all_reduce(tensor, comm):\n"
+        "    if comm.rank == 1:\n        time.sleep(3600)\n    comm.send(tensor, 1)\n"
+    )
+    result = grade("ring-allreduce", source, mode="run", limits={"wall_s": 30.0})
+    assert result["verdict"] == "wrong_answer", result["message"]
+    assert "test n2-size-8 failed: rank 0 sent 8 elements to rank 1 in one message" in result["message"]
+
+
 RAW_FRAMES = (
     "import sys\n\nimport channel\n\n\ndef ring_all_reduce(tensor, comm):\n"
     "    out = sys.modules['__main__'].state['fds'][1]\n"
