@@ -21,21 +21,11 @@ from gpu_worker.graders.ring_rules import RingRules, RuleBroken
 from gpu_worker.sandbox import channel
 from gpu_worker.sandbox.session import LearnerError, LearnerSession, answer_or_raise
 
-ELEMENT_SIZE = {
-    "float32": 4,
-    "float64": 8,
-    "float16": 2,
-    "bfloat16": 2,
-    "int32": 4,
-    "int64": 8,
-    "int16": 2,
-    "int8": 1,
-    "uint8": 1,
-}
+ELEMENT_SIZE = {name: size for name, size in channel.DTYPES.items() if name != "bool"}  # what comm sends
 MAX_FRAME = 64 << 20
 MAX_BUFFERED = 512 << 20  # bytes sent and not yet received, over all ranks: beyond this a rank is refused
 MAX_TAG = 1 << 16
-MAX_OPERATIONS = 1 << 16  # sends and receive requests per rank and exchange (a ring of 4 needs 12)
+MAX_OPERATIONS = 1 << 16  # sends, receives and waits per rank and exchange (a ring of 4 needs 18)
 PIPE_BYTES = 1 << 20
 ABORT_GRACE_S = 2.0  # a rank blocked in recv answers an abort at once; one still computing is killed after this
 
@@ -187,7 +177,7 @@ class Relay:
         op, world_size = header.get("op"), exchange.world_size
         self._operations[rank] += 1
         if self._operations[rank] > MAX_OPERATIONS:
-            raise ProtocolError(f"more than {MAX_OPERATIONS} sends and receives in one call")
+            raise ProtocolError(f"more than {MAX_OPERATIONS} sends, receives and waits in one call")
         if op == "wait":
             request = header.get("id")
             if _small_int(request, 1 << 62) and request in self._told[rank]:
