@@ -1,7 +1,9 @@
 """Grader for `ring-allreduce`: sums, bytes and steps on N in {2, 3, 4} ranks, then a bandwidth table.
 
 Each rank is a sandbox of its own holding only its own shard; every message goes through the
-grader's relay (ring_relay.py), which counts the bytes and times the exchange.
+grader's relay (ring_relay.py), which counts the bytes, holds each message to the ring's rules
+(ring_rules.py) and times the exchange. Hidden cases span what the statement allows: every world
+size, sizes from 1 element (fewer than N) through uneven and large ones, each dtype, 2-D shapes.
 """
 
 import ast
@@ -17,6 +19,7 @@ from gpu_worker.graders import ring_baseline
 from gpu_worker.graders.cases import figure, line
 from gpu_worker.graders.result import Mismatch
 from gpu_worker.graders.ring_relay import Relay
+from gpu_worker.graders.ring_rules import bytes_bound, ring_steps
 from gpu_worker.sandbox import LearnerError
 
 SLUG = "ring-allreduce"
@@ -27,6 +30,7 @@ RANKS = WORLD_SIZES[-1]  # sandboxes, one per rank; a world of N uses the first 
 CASE_TIMEOUT_S = 8.0  # one exchange, in the ranks' own time (not what the host took from them: sandbox/clock.py)
 BUSY_SHARE = 0.5  # a rank that used at least this share of that time on a CPU was computing, not waiting
 PUBLIC_SIZES = {2: 8, 3: 7, 4: 1}
+DTYPES = (torch.float32, torch.float64, torch.int32)  # what the statement allows; each is graded on submit
 TIMED_S = 0.03  # per size: enough repeats of a small all-reduce to fill this much time
 BANDWIDTH_SIZES = (1024, 16384, 262144, 1048576)  # float32 elements: 4 KiB .. 4 MiB
 LIBRARY_COLLECTIVES = {
@@ -64,26 +68,37 @@ def library_calls(source: str) -> list[str]:
     return sorted(found)
 
 
-def cases_for(world_size: int, hidden: bool, rng: random.Random) -> list[tuple[str, str, int]]:
-    """(name, visibility, numel); sizes, and so names, are distinct by construction."""
-    cases = [(f"n{world_size}-size-{PUBLIC_SIZES[world_size]}", "public", PUBLIC_SIZES[world_size])]
-    if hidden:
-        fixed = [1, world_size + 1, 1000, 65536]
-        small = rng.choice([size for size in range(2, 98) if size not in fixed])
-        large = rng.randint(4000, 5000) * world_size + 1
-        sizes = [1, world_size + 1, small, 1000, large, 65536]
-        cases += [(f"hidden-n{world_size}-size-{size}", "hidden", size) for size in sizes]
+def cases_for(world_size: int, hidden: bool, rng: random.Random) -> list[tuple[str, str, tuple, torch.dtype]]:
+    """(name, visibility, shape, dtype); names are distinct by construction. Every submit has the edges:
+    every size up to N+1 (1 element, fewer than N, one each, one over), every remainder mod N, a large
+    uneven size and 65536, each dtype, a 2-D tensor."""
+    size = PUBLIC_SIZES[world_size]
+    cases = [(f"n{world_size}-size-{size}", "public", (size,), torch.float32)]
+    if not hidden:
+        return cases
+    n = world_size
+    sizes = sorted({*range(1, n + 2), *(2 * n + rest for rest in range(1, n)), 1000, 65536} - {size})
+    sizes.append(rng.choice([k for k in range(2, 98) if k not in sizes and k != size]))
+    sizes.append(rng.randint(4000, 5000) * n + rng.randint(1, n - 1))  # large, never divisible by N
+    cases += [(f"hidden-n{n}-size-{k}", "hidden", (k,), torch.float32) for k in sizes]
+    for dtype in DTYPES[1:]:  # each other dtype on one element and on an uneven size
+        uneven = rng.randint(3, 300) * n + rng.randint(1, n - 1)
+        name = str(dtype).removeprefix("torch.")
+        cases += [(f"hidden-n{n}-{name}-size-{k}", "hidden", (k,), dtype) for k in (1, uneven)]
+    rows, cols = rng.randint(2, 9), rng.choice([c for c in range(3, 40) if c % n])
+    cases.append((f"hidden-n{n}-shape-{rows}x{cols}", "hidden", (rows, cols), torch.float32))
     return cases
 
 
-def bytes_bound(numel: int, world_size: int, element_size: int = 4) -> int:
-    """What a ring sends per rank: 2(N-1) chunks of at most ceil(K/N) elements (~2(N-1)/N of the tensor)."""
-    return 2 * (world_size - 1) * -(-numel // world_size) * element_size
+def _shards(world_size: int, shape: tuple, dtype: torch.dtype, integers: bool) -> list:
+    """world_size x [shape]: integer values (always, for integer dtypes) sum exactly in any order."""
+    if integers or not dtype.is_floating_point:
+        return [torch.randint(-100, 100, shape).to(dtype) for _ in range(world_size)]
+    return [torch.randn(shape, dtype=dtype) for _ in range(world_size)]
 
 
-def _shards(world_size: int, numel: int, integers: bool) -> list:
-    """world_size x [numel]: integer-valued floats sum exactly in any order."""
-    return [(torch.randint(-100, 100, (numel,)).float() if integers else torch.randn(numel)) for _ in range(world_size)]
+def _sum(shards: list) -> torch.Tensor:
+    return torch.stack(shards).sum(0).to(shards[0].dtype)  # int32 sums come back as int64
 
 
 def run_tests(sessions: list, report, rng: random.Random) -> None:
@@ -99,33 +114,42 @@ def run_tests(sessions: list, report, rng: random.Random) -> None:
     if sizes:
         ring_baseline.warm_in_background(RANKS, sizes)
     plan = [(n, case) for n in WORLD_SIZES for case in cases_for(n, report.hidden_included, rng)]
-    for _, (name, visibility, _) in plan:
+    for _, (name, visibility, *_) in plan:
         report.declare(name, visibility)
     relay, exchanges = Relay(sessions), {}
-    for index, (world_size, (name, _, numel)) in enumerate(plan):
-        shards = _shards(world_size, numel, integers=index % 2 == 0)
+    for index, (world_size, (name, _, shape, dtype)) in enumerate(plan):
+        shards = _shards(world_size, shape, dtype, integers=index % 2 == 0)
         report.current = name
         exchange = relay.run(shards, timeout=CASE_TIMEOUT_S)
         if exchange.timed_out or exchange.killed:
-            _stopped(report, name, exchange, [later for _, (later, _, _) in plan[index + 1 :]])
+            _stopped(report, name, exchange, [later for _, (later, *_) in plan[index + 1 :]])
             return
-        passed, message, verdict = _judge(exchange, shards, numel)
+        passed, message, verdict = _judge(exchange, shards)
         report.record(name, passed, message, verdict)
         exchanges[name] = {
             "ranks": world_size,
             "bytes_sent": exchange.sent_bytes,
+            "bytes_bound": bytes_bound(shards[0].numel(), world_size, shards[0].element_size()),
             "messages": exchange.messages,
             "steps": exchange.steps,
-            "ring_steps": 2 * (world_size - 1),
+            "ring_steps": ring_steps(world_size),
         }
-    report.metrics["bytes_bound"] = "2(N-1) * ceil(K/N) * element_size per rank"
+    report.metrics["bytes_bound"] = "(ceil(2(N-1)K/N) + N-1) * element_size per rank"
     report.metrics["exchanges"] = {name: row for name, row in exchanges.items() if not name.startswith("hidden-")}
     if sizes and all(test.passed for test in report.tests.values()):
         _bandwidth(report, relay, sizes)
 
 
 def _stopped(report, name: str, exchange, later: list[str]) -> None:
-    """A time limit: the test that hung says which ranks waited on whom; the tests after it did not run."""
+    """A time limit: the test that hung says which ranks waited on whom; the tests after it did not run.
+    Where a rank failed first and another never took the abort that followed, the failure is the verdict."""
+    cause = None if exchange.timed_out else _failure(exchange)
+    if cause is not None:
+        message, verdict = cause
+        report.record(name, False, message, verdict)
+        for other in later:
+            report.record(other, False, f"not run: a rank of test {name} stopped answering and was ended", verdict)
+        return
     message = _stop_message(exchange) if exchange.timed_out else "a rank stopped answering and was ended"
     report.record(name, False, message, "time_limit", message_public=True, stopped_at=name)
     for other in later:
@@ -163,68 +187,74 @@ def _first_error(exchange) -> tuple[int, LearnerError] | None:
     return (causes or found or [None])[0]
 
 
-def _judge(exchange, shards: list, numel: int) -> tuple[bool, str, str]:
-    """(passed, message, verdict) for one exchange, from what the relay saw and the ranks returned."""
-    world_size = exchange.world_size
+def _failure(exchange) -> tuple[str, str] | None:
+    """(message, verdict) of the error that failed the exchange, if a rank failed."""
     failed = _first_error(exchange)
-    if failed is not None:
-        rank, error = failed
-        if error.fatal:
-            raise LearnerError(error.verdict, f"rank {rank}: {error.message}", fatal=True)
-        if "ForbiddenCall" in error.message:
-            return False, f"rank {rank}: {error.message}", "rejected"
-        return False, f"rank {rank} failed:\n{error.message}", error.verdict
-    expected = torch.stack(shards).sum(0)
-    exact = bool(torch.equal(expected, expected.round()))
-    for rank in range(world_size):
-        tensor = exchange.results.get(rank)
-        if not isinstance(tensor, torch.Tensor) or tensor.shape != expected.shape or tensor.dtype != expected.dtype:
-            return False, f"rank {rank}: the tensor's shape or dtype changed (must be reduced in place)", "wrong_answer"
-        close = torch.equal(tensor, expected) if exact else torch.allclose(tensor, expected, atol=1e-5, rtol=1e-5)
-        if not close:
-            where = int((tensor - expected).abs().argmax())
-            return (
-                False,
-                Mismatch(
-                    f"rank {rank}: element {where} is {float(tensor[where]):g}, the sum over ranks is "
-                    f"{float(expected[where]):g}",
-                    input=f"rank {rank}: element {where}",
-                    expected=f"{float(expected[where]):g}",
-                    got=f"{float(tensor[where]):g}",
-                ),
-                "wrong_answer",
-            )
-    bound = bytes_bound(numel, world_size)
+    if failed is None:
+        return None
+    rank, error = failed
+    if error.fatal:
+        raise LearnerError(error.verdict, f"rank {rank}: {error.message}", fatal=True)
+    if "ForbiddenCall" in error.message:
+        return f"rank {rank}: {error.message}", "rejected"
+    if error.verdict == "wrong_answer":  # a message a ring would not send (ring_rules.py); it names the rank
+        return error.message, "wrong_answer"
+    return f"rank {rank} failed:\n{error.message}", error.verdict
+
+
+def _judge(exchange, shards: list) -> tuple[bool, str, str]:
+    """(passed, message, verdict) for one exchange, from what the relay saw and the ranks returned."""
+    failure = _failure(exchange)
+    if failure is not None:
+        return False, *failure
+    wrong = _wrong_sum(exchange, _sum(shards))
+    if wrong:
+        return False, wrong, "wrong_answer"
+    numel, element_size = shards[0].numel(), shards[0].element_size()
+    bound = bytes_bound(numel, exchange.world_size, element_size)
     for rank, count in enumerate(exchange.sent_bytes):
         if count > bound:
             return (
                 False,
                 (
-                    f"rank {rank} sent {count} bytes; a ring sends at most {bound} "
-                    f"(2(N-1)/N of the {numel * 4}-byte tensor, rounded up to whole chunks)"
+                    f"rank {rank} sent {count} bytes; a ring sends at most {bound} (2(N-1)/N of the "
+                    f"{numel * element_size}-byte tensor, rounded up, plus N-1 elements for uneven chunks)"
                 ),
                 "wrong_answer",
             )
     return True, "", ""
 
 
+def _wrong_sum(exchange, expected: torch.Tensor) -> str:
+    """What is wrong with the ranks' results ("" when every rank holds the sum)."""
+    exact = not expected.is_floating_point() or bool(torch.equal(expected, expected.round()))
+    for rank in range(exchange.world_size):
+        tensor = exchange.results.get(rank)
+        if not isinstance(tensor, torch.Tensor) or tensor.shape != expected.shape or tensor.dtype != expected.dtype:
+            return f"rank {rank}: the tensor's shape or dtype changed (must be reduced in place)"
+        close = torch.equal(tensor, expected) if exact else torch.allclose(tensor, expected, atol=1e-5, rtol=1e-5)
+        if not close:
+            got, want = tensor.reshape(-1), expected.reshape(-1)
+            where = int((got.double() - want.double()).abs().argmax())
+            return Mismatch(
+                f"rank {rank}: element {where} is {float(got[where]):g}, the sum over ranks is {float(want[where]):g}",
+                input=f"rank {rank}: element {where}",
+                expected=f"{float(want[where]):g}",
+                got=f"{float(got[where]):g}",
+            )
+    return ""
+
+
 def _timed(relay, shards: list, expected, repeats: int) -> float | None:
     """Seconds per all-reduce by the grader's clock, or None when the ranks did not really do them
-    (wrong result, or fewer bytes moved than `repeats` all-reduces need)."""
+    (wrong result, or fewer or more bytes moved than `repeats` ring all-reduces)."""
     exchange = relay.run(shards, repeats=repeats, timeout=CASE_TIMEOUT_S)
-    if exchange.errors or exchange.timed_out or exchange.killed:
+    if exchange.errors or exchange.timed_out or exchange.killed or _wrong_sum(exchange, expected):
         return None
     world_size, numel = len(shards), shards[0].numel()
-    results = [exchange.results.get(rank) for rank in range(world_size)]
-    if not all(
-        isinstance(got, torch.Tensor)
-        and got.shape == expected.shape
-        and got.dtype == expected.dtype
-        and torch.equal(got, expected)
-        for got in results
-    ):
-        return None
     if sum(exchange.sent_bytes) < repeats * 2 * (world_size - 1) * (numel // world_size) * 4:
+        return None
+    if max(exchange.sent_bytes) > repeats * bytes_bound(numel, world_size):
         return None
     return exchange.seconds / repeats
 
@@ -240,8 +270,8 @@ def _bandwidth(report, relay, sizes: tuple) -> None:
         return
     table = []
     for numel in sizes:
-        shards = _shards(world_size, numel, integers=True)
-        expected = torch.stack(shards).sum(0)
+        shards = _shards(world_size, (numel,), torch.float32, integers=True)
+        expected = _sum(shards)
         yours = _timed(relay, shards, expected, repeats=1)
         if yours is not None and yours < TIMED_S:  # too short to time alone: repeat it to fill TIMED_S
             yours = _timed(relay, shards, expected, repeats=min(20, math.ceil(TIMED_S / max(yours, 1e-6))))
