@@ -109,7 +109,7 @@ def test_a_site_sets_its_own_board_workload_and_the_figure_names_it(grade, fixtu
 @pytest.mark.sandbox
 def test_nothing_of_the_board_replay_reaches_the_learner(grade, fixture_source, tmp_path, monkeypatch):
     _site_workload(tmp_path, monkeypatch, "site-")
-    result = grade("scheduler", fixture_source("scheduler", "cheat_print_board"))
+    result = grade("scheduler", fixture_source("scheduler", "peek_board"))
     assert result["verdict"] == "accepted", result["message"]
     assert "REQUEST r0" in result["stdout"]  # what it printed on the graded traces is shown, as always
     page = json.dumps(result)
