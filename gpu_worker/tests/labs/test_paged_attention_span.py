@@ -104,3 +104,13 @@ def test_built_edges_are_what_their_names_say():
     assert torch.isinf(naive).all()
     output = reference_attention(query, keys, values, tables, lens, scale)
     assert torch.isfinite(output).all()
+
+
+@pytest.mark.sandbox
+def test_a_kernel_right_on_the_public_cases_but_not_on_an_edge_is_wrong_answer_on_submit(grade, fixture_source):
+    source = fixture_source("paged-attention", "wrong_naive_softmax")
+    assert grade("paged-attention", source, mode="run")["verdict"] == "accepted"
+    result = grade("paged-attention", source)
+    assert result["verdict"] == "wrong_answer", result["message"]
+    failed = {t["name"] for t in result["tests"] if not t["passed"]}
+    assert failed == {"hidden-scores-over-100"} | {n for n in failed if n.startswith("hidden-scores-over-100-")}
