@@ -19,6 +19,8 @@ class BoardSpec:
     workload: str
     value: object  # a query expression giving the figure for one submission
     fixed_workload: Q  # keeps only results measured on the fixed workload
+    # A workload a site may change (a JSON path to its fingerprint): only figures on the newest one are ranked.
+    site_workload: str | None = None
 
 
 def _number(path: str):
@@ -38,10 +40,11 @@ SPECS = {
         figure="throughput",
         unit="tokens/step",
         lower_is_better=False,
-        workload="a hidden chat-shaped trace of 24 requests, the same for every submission on this site, "
-        "replayed by the grader after an accepted submit",
+        workload="a hidden workload this site picks (by default a chat-shaped trace of 24 requests), the same "
+        "for every submission, replayed by the grader in a sandbox of its own after an accepted submit",
         value=_number("result__metrics__board__throughput"),
         fixed_workload=Q(result__metrics__board__throughput__isnull=False),
+        site_workload="result__metrics__board__workload",  # SCHEDULER_BOARD_WORKLOAD / LEADERBOARD_SEED on workers
     ),
     "ring-allreduce": BoardSpec(
         figure="bus bandwidth",
