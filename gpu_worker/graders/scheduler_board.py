@@ -7,9 +7,9 @@ workload's fingerprint go into the result: no errors, no per-request figures, no
 Which workload, per site (set on every worker of the site, the same everywhere):
 - `SCHEDULER_BOARD_WORKLOAD`: path of a JSON file, either `{"trace": [request...], "config": {...}}` (requests as
   in the grader's traces: id, arrival_step, prompt_len, output_len, max_tokens) or
-  `{"kind": "chat", "seed": 123, "num_requests": 24}` (a generated trace; "config" optional there);
-- else `LEADERBOARD_SEED`: a number that picks the default chat-shaped trace (the default seed is in this public
-  repository, so a site that keeps it has a board anyone can replay at home).
+  `{"kind": "chat", "seed": <a large random number>, "num_requests": 24}` (a generated trace; "config" optional);
+- else `LEADERBOARD_SEED`: a large random number that picks the default chat-shaped trace (the default is in
+  this public repository, and a small seed can be found by replaying guesses until the board's figure matches).
 Either must stay inside the statement's ranges (scheduler_cases.check). The fingerprint changes with the
 workload, so the board ranks only figures measured on the workload the site uses now."""
 
