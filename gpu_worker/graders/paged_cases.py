@@ -22,8 +22,11 @@ SCALE_RANGE = (0.01, 2.0)
 
 def _lengths(rng: random.Random, block_size: int, count: int, longest: int = 6) -> tuple:
     """Lengths on, one under and one over block boundaries, single tokens, and anything up to `longest` blocks."""
-    choices = lambda: [1, max(1, block_size - 1), block_size, block_size + 1, rng.randint(2, longest * block_size)]  # noqa: E731
-    return tuple(rng.choice(choices()) for _ in range(count))
+
+    def one() -> int:
+        return rng.choice([1, max(1, block_size - 1), block_size, block_size + 1, rng.randint(2, longest * block_size)])
+
+    return tuple(one() for _ in range(count))
 
 
 def grid_cases(rng: random.Random) -> list[PagedCase]:

@@ -1,4 +1,5 @@
-"""Input cases for `paged-attention`: shuffled block tables, poisoned padding and unused slots, GQA, odd lengths,\nshared prefixes, any scale, scores large enough to overflow a softmax that does not subtract the maximum."""
+"""Input cases for `paged-attention`: shuffled block tables, poisoned padding and unused slots, GQA, odd lengths,
+shared prefixes, any scale, scores large enough to overflow a softmax that does not subtract the maximum."""
 
 import random
 from dataclasses import dataclass
