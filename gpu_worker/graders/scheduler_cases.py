@@ -99,7 +99,11 @@ def edge_workloads(rng: random.Random) -> list[Workload]:
     trace = [_request(rng, i, 0, rng.randint(tokens + 1, MAX_MODEL_LEN - 16), 16) for i in range(rng.randint(3, 8))]
     size = block()
     out.append(
-        Workload("prompts-over-budget", trace, _config(rng.randint(2, 16), tokens, size, 4 * _fits_one(trace, size)))
+        Workload(
+            "prompts-over-budget",
+            trace,
+            _config(rng.randint(2, 16), tokens, size, _tight(rng, trace, size, (1.0, 1.5))),
+        )
     )
 
     seqs = rng.randint(24, MAX_NUM_SEQS)  # more requests decoding than tokens in a step
