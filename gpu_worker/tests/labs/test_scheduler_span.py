@@ -43,7 +43,7 @@ def _hidden(seed: int) -> list:
 def test_every_wrong_policy_fails_a_hidden_workload_on_every_seed(name):
     for seed in range(20):
         policy = _policy(name)  # fresh module state per submit, as in the sandbox
-        failed = next((w.name for w in _hidden(seed) if scheduler.run_workload(policy, w).failure), None)
+        failed = next((w.name for w in _hidden(seed) if scheduler.run_workload(policy, w, compare=False).failure), None)
         assert failed is not None, f"{name} passed every hidden workload of seed {seed}"
 
 
@@ -51,7 +51,7 @@ def test_every_wrong_policy_fails_a_hidden_workload_on_every_seed(name):
 def test_honest_policies_finish_every_hidden_workload(name):
     for seed in range(6):
         for workload in _hidden(seed):
-            outcome = scheduler.run_workload(_policy(name), workload)
+            outcome = scheduler.run_workload(_policy(name), workload, compare=False)
             assert outcome.failure is None, (seed, workload.name, outcome.failure)
 
 
