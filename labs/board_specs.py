@@ -23,6 +23,8 @@ class BoardSpec:
     spread: object = None  # a query expression: how far the figure's timed rounds lie apart, in %
     why_not: tuple = ()  # metrics whose text says why a result has no figure (e.g. "timing_note")
     noisy_devices: tuple = ()  # device kinds whose figures vary from run to run (a busy host's CPU)
+    # A workload a site may change (a JSON path to its fingerprint): only figures on the newest one are ranked.
+    site_workload: str | None = None
 
 
 def _number(path: str):
@@ -47,10 +49,11 @@ SPECS = {
         figure="throughput",
         unit="tokens/step",
         lower_is_better=False,
-        workload="a hidden chat-shaped trace of 24 requests, the same for every submission on this site, "
-        "replayed by the grader after an accepted submit",
+        workload="a hidden workload this site picks (by default a chat-shaped trace of 24 requests), the same "
+        "for every submission, replayed by the grader in a sandbox of its own after an accepted submit",
         value=_number("result__metrics__board__throughput"),
         fixed_workload=Q(result__metrics__board__throughput__isnull=False),
+        site_workload="result__metrics__board__workload",  # SCHEDULER_BOARD_WORKLOAD / LEADERBOARD_SEED on workers
     ),
     "ring-allreduce": BoardSpec(
         figure="bus bandwidth",

@@ -4,6 +4,7 @@ import random
 
 from gpu_worker.contract import kv as sizing
 from gpu_worker.contract import lab_limits
+from gpu_worker.graders import kv_cases
 from gpu_worker.graders.cases import attempt, exact_int, figure, line
 from gpu_worker.sandbox import LearnerError
 
@@ -54,43 +55,8 @@ def public_cases() -> list[tuple[str, str, tuple]]:
 
 
 def hidden_cases(rng: random.Random) -> list[tuple[str, str, tuple]]:
-    cases = []
-    for index in range(14):
-        kind = ("mha", "gqa", "mqa")[index % 3]
-        heads = rng.choice([8, 12, 16, 32, 40, 64, 96])
-        kv_heads = {"mha": heads, "gqa": heads // rng.choice([2, 4, 8] if heads % 8 == 0 else [2, 4]), "mqa": 1}[kind]
-        head_dim = rng.choice([64, 80, 96, 128, 256])
-        config = {
-            "num_hidden_layers": rng.randint(2, 96),
-            "num_attention_heads": heads,
-            "hidden_size": heads * head_dim,
-        }
-        if kind != "mha" or rng.random() < 0.5:
-            config["num_key_value_heads"] = kv_heads
-        if index % 4 == 1:  # explicit head_dim that differs from hidden_size // heads
-            config["head_dim"] = rng.choice([d for d in (64, 128, 256) if d != head_dim])
-        cases.append((f"kv-{kind}-{index:02d}", "kv_bytes_per_token", (config, (1, 2, 4)[index % 3])))
-    for index in range(10):
-        memory = rng.choice([16, 24, 40, 48, 80, 141]) * GIB + rng.randrange(0, GIB)
-        utilization = rng.choice([0.5, 0.8, 0.85, 0.9, 0.92, 0.95])
-        weights = int(memory * rng.uniform(0.05, 0.8 if index % 5 else 1.1))  # every fifth: no room left
-        activations = rng.randrange(0, 4 * GIB)
-        block_size = rng.choice([8, 16, 32])
-        per_token = 2 * rng.randint(1, 80) * rng.choice([1, 2, 8]) * 128 * rng.choice([1, 2, 4])
-        cases.append(
-            (
-                f"blocks-{index:02d}",
-                "num_gpu_blocks",
-                (memory, utilization, weights, activations, block_size, per_token),
-            )
-        )
-    exact = rng.randint(1, 4) * 16 * 37  # enough memory for exactly 0 blocks after weights: edge of zero
-    cases.append(("blocks-exactly-none-left", "num_gpu_blocks", (exact * 2, 0.5, exact, 0, 16, 1024)))
-    for index in range(8):
-        block_size = rng.choice([8, 16, 32])
-        seq_len = rng.choice([1, block_size - 1, block_size, block_size + 1, rng.randint(2, 32768)])
-        cases.append((f"seqs-{index:02d}", "max_concurrent_seqs", (rng.randint(0, 200000), block_size, seq_len)))
-    return cases
+    """Every parameter over the statement's range, with its edges in every submit (gpu_worker/graders/kv_cases.py)."""
+    return kv_cases.hidden_cases(rng)
 
 
 def expected(function: str, args: tuple) -> int:

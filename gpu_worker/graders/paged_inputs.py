@@ -1,4 +1,5 @@
-"""Input cases for `paged-attention`: shuffled block tables, poisoned padding and unused slots, GQA, odd lengths."""
+"""Input cases for `paged-attention`: shuffled block tables, poisoned padding and unused slots, GQA, odd lengths,
+shared prefixes, any scale, scores large enough to overflow a softmax that does not subtract the maximum."""
 
 import random
 from dataclasses import dataclass
@@ -16,15 +17,23 @@ class PagedCase:
     name: str
     num_seqs: int
     num_kv_heads: int
-    group: int  # query heads per KV head: 1 (MHA), 4, 8 (GQA)
+    group: int  # query heads per KV head: 1 (MHA) up to all heads on one KV head (MQA)
     head_dim: int
     block_size: int
     context_lens: tuple
     padding: str = "poison"  # or "out-of-range": entries past the last block are invalid indices
+    scale: float | None = None  # None: head_dim ** -0.5
+    shared_prefix_blocks: int = 0  # whole blocks every sequence's table starts with (a shared prompt prefix)
+    equal_scores: float = 0.0  # > 0: every key of a sequence the same, so every score is this (large) number
+    padding_columns: int = 2  # table columns past the longest sequence's last block
 
     def __post_init__(self):
         if len(self.context_lens) != self.num_seqs or min(self.context_lens) < 1:
             raise ValueError(f"PagedCase.context_lens must hold {self.num_seqs} lengths >= 1, got {self.context_lens}")
+        if self.shared_prefix_blocks * self.block_size > min(self.context_lens):
+            raise ValueError(
+                f"PagedCase: a shared prefix of {self.shared_prefix_blocks} blocks is longer than a context"
+            )
 
 
 def build(case: PagedCase, seed: int, dtype=torch.float32, device="cpu") -> tuple:
@@ -32,29 +41,41 @@ def build(case: PagedCase, seed: int, dtype=torch.float32, device="cpu") -> tupl
     generator = torch.Generator().manual_seed(seed)
     rng = random.Random(seed)
     heads = case.num_kv_heads * case.group
+    shared_count = case.shared_prefix_blocks
     blocks_per_seq = [-(-length // case.block_size) for length in case.context_lens]
-    max_blocks = max(blocks_per_seq) + 2  # always some padding past every sequence's last block
-    num_blocks = sum(blocks_per_seq) + 3  # + spare blocks full of poison
+    own_counts = [count - shared_count for count in blocks_per_seq]
+    max_blocks = max(blocks_per_seq) + case.padding_columns
+    num_blocks = shared_count + sum(own_counts) + 3  # + spare blocks full of poison
     physical = list(range(num_blocks))
     rng.shuffle(physical)
     shape = (num_blocks, case.block_size, case.num_kv_heads, case.head_dim)
     key_cache = torch.full(shape, POISON_KEY)  # [num_blocks, block_size, KVH, D]
     value_cache = torch.full(shape, POISON_VALUE)
     tables = torch.empty(case.num_seqs, max_blocks, dtype=torch.int32)  # [N, max_blocks]
-    spare = physical[sum(blocks_per_seq) :]
-    for seq, (length, count) in enumerate(zip(case.context_lens, blocks_per_seq)):
+    shared, physical = physical[:shared_count], physical[shared_count:]
+    for block in shared:  # full blocks, read by every sequence
+        key_cache[block] = torch.randn(case.block_size, case.num_kv_heads, case.head_dim, generator=generator)
+        value_cache[block] = torch.randn(case.block_size, case.num_kv_heads, case.head_dim, generator=generator)
+    spare = physical[sum(own_counts) :]
+    for seq, (length, count) in enumerate(zip(case.context_lens, own_counts)):
         owned, physical = physical[:count], physical[count:]
-        for logical, block in enumerate(owned):
+        for logical, block in enumerate(owned, start=shared_count):
             used = min(case.block_size, length - logical * case.block_size)
             key_cache[block, :used] = torch.randn(used, case.num_kv_heads, case.head_dim, generator=generator)
             value_cache[block, :used] = torch.randn(used, case.num_kv_heads, case.head_dim, generator=generator)
+            if case.equal_scores:
+                key_cache[block, :used] = 1.0
+        owned = shared + owned
         if case.padding == "poison":
-            garbage = [rng.choice(spare) for _ in range(max_blocks - count)]
+            garbage = [rng.choice(spare) for _ in range(max_blocks - len(owned))]
         else:
             invalid = (num_blocks, 2**31 - 1, -(2**31), -1)  # the first always fails an index check
-            garbage = [invalid[i % 4] for i in range(max_blocks - count)]
+            garbage = [invalid[i % 4] for i in range(max_blocks - len(owned))]
         tables[seq] = torch.tensor(owned + garbage, dtype=torch.int32)
     query = torch.randn(case.num_seqs, heads, case.head_dim, generator=generator)  # [N, H, D]
+    scale = case.scale if case.scale is not None else case.head_dim**-0.5
+    if case.equal_scores:  # keys all ones, queries all q: every score is q * head_dim * scale
+        query.fill_(case.equal_scores / (case.head_dim * scale))
     lens = torch.tensor(case.context_lens, dtype=torch.int32)  # [N]
     to = dict(device=device)
     return (
@@ -63,7 +84,7 @@ def build(case: PagedCase, seed: int, dtype=torch.float32, device="cpu") -> tupl
         value_cache.to(dtype=dtype, **to),
         tables.to(**to),
         lens.to(**to),
-        case.head_dim**-0.5,
+        scale,
     )
 
 
@@ -99,28 +120,10 @@ def public_cases() -> list[PagedCase]:
 
 
 def hidden_cases(rng: random.Random) -> list[PagedCase]:
-    cases = []
-    for group in (1, 4, 8):
-        for block_size in (8, 16, 32):
-            num_seqs = rng.randint(1, 6)
-            lens = [
-                rng.choice([1, block_size - 1, block_size + 1, rng.randint(2, 6 * block_size)]) for _ in range(num_seqs)
-            ]
-            cases.append(
-                PagedCase(
-                    f"gqa{group}-bs{block_size}",
-                    num_seqs,
-                    rng.choice([1, 2, 4]),
-                    group,
-                    rng.choice([32, 64, 128]),
-                    block_size,
-                    tuple(lens),
-                    padding=rng.choice(["poison", "poison", "out-of-range"]),
-                )
-            )
-    cases.append(PagedCase("long-context", 2, 2, 4, 64, 16, (rng.randint(400, 700), rng.randint(1, 50))))
-    cases.append(PagedCase("many-single-tokens", 8, 1, 8, 32, 32, (1,) * 8))
-    return cases
+    """The GQA x block size grid, then every edge of the statement's ranges (gpu_worker/graders/paged_cases.py)."""
+    from gpu_worker.graders.paged_cases import edge_cases, grid_cases
+
+    return grid_cases(rng) + edge_cases(rng)
 
 
 def max_error(got: torch.Tensor, expected: torch.Tensor) -> tuple[float, tuple]:

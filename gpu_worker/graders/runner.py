@@ -57,17 +57,21 @@ def grade_submission(
         raise BadRequest(f"custom input goes with a run of a lab that takes it, not {mode!r} on {lab!r}")
     report = Report(lab, mode, submission_id)
     report.worker = worker_info(health=False)
-    _run(grader, report, source, seed, limits, custom)
+    checked = _run(grader, report, source, seed, limits, custom)
     report.metrics["grade_s"] = round(time.monotonic() - started, 3)
+    board = getattr(grader, "board_replay", None)  # a board replayed apart: nothing of it reaches the learner
+    if board is not None and checked is not None and custom is None:
+        board(checked, report, lab_limits(report.lab).updated(limits))
     return report.to_dict()
 
 
-def _run(grader, report: Report, source, seed: int | None, limits: dict | None, custom=None) -> None:
+def _run(grader, report: Report, source, seed: int | None, limits: dict | None, custom=None) -> str | None:
+    """Grades `source` into `report`; returns the checked source, or None when it never ran."""
     try:
         source = check_python_source(source)
     except SourceProblem as problem:
         report.fail(problem.verdict, problem.message)
-        return
+        return None
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     options = getattr(grader, "session_options", dict)()
     ranks = getattr(grader, "RANKS", 0)  # a lab with ranks gets one sandbox per rank
@@ -86,7 +90,7 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None, 
                 "missing function(s) required by the contract: "
                 + ", ".join(f"{name}()" for name in sessions[0].missing),
             )
-            return
+            return None
         if custom is not None:
             grader.run_custom(sessions if ranks else sessions[0], report, custom)
         else:
@@ -103,6 +107,7 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None, 
         report.stdout = _stdout(sessions)
     if report.failure is None and any(test.passed is None for test in report.tests.values()):
         report.fail(Verdict.INTERNAL_ERROR, "the grader stopped before running every test")
+    return source
 
 
 def submission_group(limits: Limits):

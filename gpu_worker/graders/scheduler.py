@@ -1,35 +1,27 @@
-"""Grader for `scheduler`: the engine's model-free replay runs the learner's policy step by step on hidden traces."""
+"""Grader for `scheduler`: the engine's model-free replay runs the learner's policy step by step on hidden workloads
+(gpu_worker/graders/scheduler_cases.py); the leaderboard's replay is scheduler_board.py."""
 
-import os
 import random
-import time
+from dataclasses import dataclass
 
 from gpu_worker.contract import lab_limits
 from gpu_worker.engine.policy import reference_policy
-from gpu_worker.engine.replay import make_trace, replay, static_batching_replay
+from gpu_worker.engine.replay import replay, static_batching_replay
+from gpu_worker.graders import scheduler_board, scheduler_cases
 from gpu_worker.graders.cases import figure, line
 from gpu_worker.sandbox import LearnerError
 
 SLUG = "scheduler"
 FUNCTIONS = ("schedule",)
 LIMITS = lab_limits("scheduler")  # from its lab.yaml
-BASE_CONFIG = {"max_num_seqs": 8, "max_num_batched_tokens": 256, "block_size": 16, "num_blocks": 128}
-CONFIGS = {
-    "bursty": BASE_CONFIG,
-    "long-tail": BASE_CONFIG,
-    "chat": BASE_CONFIG,
-    "memory-pressure": {**BASE_CONFIG, "num_blocks": 48, "max_num_batched_tokens": 512},
-}
+CONFIGS = scheduler_cases.KIND_CONFIGS
+NUM_REQUESTS = scheduler_cases.NUM_REQUESTS
 PUBLIC_TRACES = (("bursty", 7), ("memory-pressure", 3))
 HIDDEN_KINDS = ("bursty", "long-tail", "memory-pressure")
-# The leaderboard's workload: a hidden trace that is the same for every submission on a site, replayed
-# unscored after an accepted submit. LEADERBOARD_SEED on the worker changes it for a site; learners never see it.
-BOARD_KIND = "chat"
-BOARD_SEED_DEFAULT = 604_807
-NUM_REQUESTS = 24
 STEP_CAP_FACTOR = 4  # a trace must finish within 4x the steps static batching needs
 STALL_STEPS = 100  # this many steps in a row with requests present and nothing scheduled: it will never finish
 FULL_CREDIT_RATIO = 0.9  # throughput at 90% of the reference policy earns full credit
+board_replay = scheduler_board.board_replay  # the runner calls it once the graded sessions are closed
 
 
 class _LearnerFailed(BaseException):
@@ -44,12 +36,25 @@ class _Stalled(BaseException):
         self.step, self.waiting = step, waiting
 
 
-def _learner_policy(session):
+@dataclass
+class Outcome:
+    """A policy's replay of one workload beside the reference's; `failure` is (verdict, message) when it failed."""
+
+    result: object
+    reference: object
+    static: object
+    cap: int
+    failure: tuple[str, str] | None = None
+    raised: LearnerError | None = None
+
+
+def _watched(call):
+    """`call(state) -> reply` with a stall detector; a LearnerError from `call` passes through the replay."""
     idle = {"steps": 0}
 
     def policy(state: dict) -> dict:
         try:
-            reply = session.call("schedule", state)
+            reply = call(state)
         except LearnerError as error:
             raise _LearnerFailed(error) from None
         empty = isinstance(reply, dict) and reply.get("schedule") == {} and not reply.get("preempt")
@@ -61,67 +66,86 @@ def _learner_policy(session):
     return policy
 
 
-def run_tests(session, report, rng: random.Random) -> None:
-    traces = [(f"{kind}-{seed}", "public", kind, seed) for kind, seed in PUBLIC_TRACES]
-    if report.hidden_included:
-        traces += [(f"hidden-{kind}", "hidden", kind, rng.randrange(2**31)) for kind in HIDDEN_KINDS]
-    for name, visibility, _, _ in traces:
-        report.declare(f"{name}: valid and finished", visibility, weight=2.0)
-        report.declare(f"{name}: throughput", visibility, weight=1.0)
-    summary = {}
-    for index, (name, visibility, kind, seed) in enumerate(traces):
-        trace, config = make_trace(kind, seed, num_requests=NUM_REQUESTS), CONFIGS[kind]
-        reference = replay(reference_policy, trace, config, step_cap=100_000)
-        static = static_batching_replay(trace, config)
-        cap = step_cap(trace, config, static.totals["num_steps"])
-        report.current = f"{name}: valid and finished"
-        try:
-            result = replay(_learner_policy(session), trace, config, step_cap=cap)
-        except _LearnerFailed as failed:
-            if failed.error.fatal:
-                raise failed.error from None
-            report.record(f"{name}: valid and finished", False, failed.error.message, failed.error.verdict)
-            report.record(f"{name}: throughput", False, "not measured: the policy raised", failed.error.verdict)
-            continue
-        except _Stalled as stalled:
-            message = (
-                f"step {stalled.step}: nothing scheduled for {STALL_STEPS} steps in a row while "
-                f"{stalled.waiting} requests were waiting or running; the trace would never finish"
-            )
-            report.record(f"{name}: valid and finished", False, message, "wrong_answer", message_public=True)
-            report.record(f"{name}: throughput", False, "not measured: trace not finished", "wrong_answer")
-            continue
-        ok = _judge(report, name, result, reference, cap)
-        summary[name] = {"yours": _metrics(result), "reference": _metrics(reference), "static": _metrics(static)}
-        if index == 0 or (ok and visibility == "hidden" and kind == "memory-pressure"):
-            _plots(report, name, result)
-    report.metrics["traces"] = summary
-    if report.hidden_included and len(summary) == len(traces):
-        board = _board_throughput(session)
-        if board is not None:
-            report.metrics["board"] = board
-
-
-def board_seed() -> int:
-    value = os.environ.get("LEADERBOARD_SEED", "")
-    return int(value) if value.strip().isdigit() else BOARD_SEED_DEFAULT
-
-
-def _board_throughput(session) -> dict | None:
-    """The leaderboard's figure: throughput on the hidden fixed trace; None when the policy does not finish it
-    (the submission's verdict and score stand as graded), or when under half the run's wall time is left, so
-    that this unscored replay never turns a graded submission into a time limit."""
-    if session.process.deadline - time.monotonic() < LIMITS["wall_s"] / 2:
-        return None
-    trace, config = make_trace(BOARD_KIND, board_seed(), num_requests=NUM_REQUESTS), CONFIGS[BOARD_KIND]
-    cap = step_cap(trace, config, static_batching_replay(trace, config).totals["num_steps"])
+def run_workload(call, workload: scheduler_cases.Workload, compare: bool = True) -> Outcome:
+    """Replays `call` (the learner's `schedule`, through a session or not) on `workload` and judges it: an
+    invalid decision or a stall ends it, and every request must finish within the step cap. Without `compare`
+    the reference policy is not replayed (a board figure, or a test that only asks whether it failed)."""
+    trace, config = workload.trace, workload.config
+    reference = replay(reference_policy, trace, config, step_cap=100_000) if compare else None
+    static = static_batching_replay(trace, config)
+    cap = step_cap(trace, config, static.totals["num_steps"])
+    outcome = Outcome(None, reference, static, cap)
     try:
-        result = replay(_learner_policy(session), trace, config, step_cap=cap)
-    except (_LearnerFailed, _Stalled):
-        return None
-    if result.error is not None or result.totals["finished"] < result.totals["requests"]:
-        return None
-    return {"throughput": round(result.totals["tokens_per_step"], 4), "requests": NUM_REQUESTS}
+        outcome.result = replay(_watched(call), trace, config, step_cap=cap)
+    except _LearnerFailed as failed:
+        outcome.raised, outcome.failure = failed.error, (failed.error.verdict, failed.error.message)
+        return outcome
+    except _Stalled as stalled:
+        outcome.failure = (  # a property of the policy, not of the host: wrong, naming the step
+            "wrong_answer",
+            f"step {stalled.step}: nothing scheduled for {STALL_STEPS} steps in a row while "
+            f"{stalled.waiting} requests were waiting or running; the trace would never finish",
+        )
+        return outcome
+    result = outcome.result
+    if result.error is not None:
+        outcome.failure = (
+            "wrong_answer",
+            f"step {result.error.step}: rule '{result.error.rule}' broken: {result.error.message}",
+        )
+    elif result.totals["finished"] < result.totals["requests"]:
+        outcome.failure = (
+            "wrong_answer",
+            f"step {cap}: only {result.totals['finished']} of {result.totals['requests']} requests finished "
+            f"within the step cap ({STEP_CAP_FACTOR}x what static batching needs, or more when serving one "
+            "request at a time needs more); does every waiting request get scheduled eventually?",
+        )
+    return outcome
+
+
+def workloads(hidden: bool, rng: random.Random) -> list[tuple[scheduler_cases.Workload, str]]:
+    """(workload, visibility): the public traces, then on submit three drawn traces and one workload per edge."""
+    chosen = [(scheduler_cases.kind_workload(f"{kind}-{seed}", kind, seed), "public") for kind, seed in PUBLIC_TRACES]
+    if hidden:
+        chosen += [
+            (scheduler_cases.kind_workload(f"hidden-{kind}", kind, rng.randrange(2**31)), "hidden")
+            for kind in HIDDEN_KINDS
+        ]
+        chosen += [
+            (scheduler_cases.Workload(f"hidden-{w.name}", w.trace, w.config), "hidden")
+            for w in scheduler_cases.edge_workloads(rng)
+        ]
+    return chosen
+
+
+def run_tests(session, report, rng: random.Random) -> None:
+    chosen = workloads(report.hidden_included, rng)
+    for workload, visibility in chosen:
+        report.declare(f"{workload.name}: valid and finished", visibility, weight=2.0)
+        report.declare(f"{workload.name}: throughput", visibility, weight=1.0)
+    summary = {}
+    for index, (workload, visibility) in enumerate(chosen):
+        name = workload.name
+        report.current = f"{name}: valid and finished"
+        outcome = run_workload(lambda state: session.call("schedule", state), workload)
+        if outcome.raised is not None and outcome.raised.fatal:
+            raise outcome.raised from None
+        if outcome.failure is not None:
+            verdict, message = outcome.failure
+            public = outcome.raised is None  # a learner exception's message is theirs: shown as the runner shows it
+            report.record(f"{name}: valid and finished", False, message, verdict, message_public=public)
+            reason = "the policy raised" if outcome.raised else "trace not finished or invalid decision"
+            report.record(f"{name}: throughput", False, f"not measured: {reason}", verdict)
+            continue
+        _judge(report, name, outcome.result, outcome.reference)
+        summary[name] = {
+            "yours": _metrics(outcome.result),
+            "reference": _metrics(outcome.reference),
+            "static": _metrics(outcome.static),
+        }
+        if index == 0 or (visibility == "hidden" and name == "hidden-memory-pressure"):
+            _plots(report, name, outcome.result)
+    report.metrics["traces"] = summary
 
 
 def step_cap(trace: list[dict], config: dict, static_steps: int) -> int:
@@ -159,24 +183,8 @@ def _metrics(result) -> dict:
     }
 
 
-def _judge(report, name: str, result, reference, cap: int) -> bool:
-    valid = f"{name}: valid and finished"
-    if result.error is not None:
-        error = result.error
-        message = f"step {error.step}: rule '{error.rule}' broken: {error.message}"
-        report.record(valid, False, message, "wrong_answer", message_public=True)
-        report.record(f"{name}: throughput", False, "not measured: invalid decision", "wrong_answer")
-        return False
-    if result.totals["finished"] < result.totals["requests"]:
-        message = (
-            f"step {cap}: only {result.totals['finished']} of {result.totals['requests']} requests finished "
-            f"within the step cap ({STEP_CAP_FACTOR}x what static batching needs, or more when serving one "
-            "request at a time needs more); does every waiting request get scheduled eventually?"
-        )
-        report.record(valid, False, message, "wrong_answer", message_public=True)
-        report.record(f"{name}: throughput", False, "not measured: trace not finished", "wrong_answer")
-        return False
-    report.record(valid, True)
+def _judge(report, name: str, result, reference) -> None:
+    report.record(f"{name}: valid and finished", True)
     yours, best = result.totals["tokens_per_step"], reference.totals["tokens_per_step"]
     ratio = yours / best if best else 1.0
     credit = max(0.0, min(1.0, ratio / FULL_CREDIT_RATIO))
@@ -187,7 +195,6 @@ def _judge(report, name: str, result, reference, cap: int) -> bool:
         credit=round(credit, 4),
         message_public=True,
     )
-    return True
 
 
 def _plots(report, name: str, result) -> None:
@@ -233,24 +240,14 @@ def run_custom(session, report, custom) -> None:
     checked = custom_input.start(report, custom)
     if checked is None:
         return
-    trace, config = checked["requests"], checked["config"]
-    reference = replay(reference_policy, trace, config, step_cap=100_000)
-    cap = step_cap(trace, config, static_batching_replay(trace, config).totals["num_steps"])
-    why, verdict, mine = "", "wrong_answer", None
-    try:
-        result = replay(_learner_policy(session), trace, config, step_cap=cap)
-    except _LearnerFailed as failed:
-        if failed.error.fatal:
-            raise failed.error from None
-        why, verdict = f"your policy raised: {failed.error.message.strip()}", failed.error.verdict
-    except _Stalled as stalled:
-        why = f"step {stalled.step}: nothing scheduled for {STALL_STEPS} steps in a row"
-    else:
-        mine = _metrics(result)
-        if result.error is not None:
-            why = f"step {result.error.step}: rule '{result.error.rule}' broken: {result.error.message}"
-        elif mine["finished"] < mine["requests"]:
-            why = f"only {mine['finished']} of {mine['requests']} requests finished within {cap} steps"
+    workload = scheduler_cases.Workload("custom input", checked["requests"], checked["config"])
+    outcome = run_workload(lambda state: session.call("schedule", state), workload)
+    if outcome.raised is not None and outcome.raised.fatal:
+        raise outcome.raised from None
+    verdict, why = outcome.failure or ("wrong_answer", "")
+    if outcome.raised is not None:
+        why = f"your policy raised: {outcome.raised.message.strip()}"
+    mine, reference = (None if outcome.result is None else _metrics(outcome.result)), outcome.reference
     theirs = _metrics(reference)
     for key in ("steps", "finished", "throughput", "preemptions", "ttft_p50", "itl_p50", "peak_blocks_used"):
         yours = "-" if mine is None else str(mine[key])

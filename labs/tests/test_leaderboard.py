@@ -89,6 +89,19 @@ def test_scheduler_ranks_the_fixed_hidden_board_trace_not_the_scored_traces():
     assert names(board_for(lab=lab, viewer=ada)) == [(1, "ada", 4.0)]  # not 3.5 (public) nor 99 (random hidden)
 
 
+def test_scheduler_ranks_only_figures_on_the_sites_current_board_workload():
+    """A site that changes its board workload (SCHEDULER_BOARD_WORKLOAD, LEADERBOARD_SEED) starts afresh: figures
+    on the old workload, or from before workers named theirs, are not compared with the new ones."""
+    lab = speed_lab("scheduler")
+    ada, bob, cy = (UserFactory(username=name) for name in ("ada", "bob", "cy"))
+    timed_submission(ada, lab, 9.0)  # before fingerprints
+    assert names(board_for(lab=lab, viewer=ada)) == [(1, "ada", 9.0)]
+    timed_submission(bob, lab, 8.0, workload="old")
+    timed_submission(cy, lab, 5.0, workload="new")
+    timed_submission(ada, lab, 4.0, workload="new")
+    assert names(board_for(lab=lab, viewer=ada)) == [(1, "cy", 5.0), (2, "ada", 4.0)]
+
+
 def test_own_rank_is_marked_and_equal_figures_share_a_rank():
     lab = speed_lab("paged-attention")
     ada, bob, cy, dee = (UserFactory(username=name) for name in ("ada", "bob", "cy", "dee"))

@@ -50,7 +50,7 @@ def test_cases_poison_what_must_not_be_read():
     output = paged_attention_decode(query, keys, values, tables, lens, scale)
     assert torch.isfinite(output).all() and output.abs().max() < 10
     hidden = paged_inputs.hidden_cases(random.Random(0))
-    assert {c.group for c in hidden} == {1, 4, 8} and {c.block_size for c in hidden} == {8, 16, 32}
+    assert {1, 4, 8, 16} <= {c.group for c in hidden} and {1, 8, 16, 32, 64} <= {c.block_size for c in hidden}
 
 
 @pytest.mark.sandbox

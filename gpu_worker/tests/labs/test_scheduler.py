@@ -61,13 +61,13 @@ def test_grader_traces_force_preemption_and_reference_beats_static_batching():
 
 @pytest.mark.sandbox
 def test_the_leaderboard_trace_is_the_same_for_every_submit_and_absent_from_a_run(grade, fixture_source):
-    from gpu_worker.graders import scheduler
+    from gpu_worker.graders import scheduler_board
 
     reference = fixture_source("scheduler", "reference")
     first, again = grade("scheduler", reference), grade("scheduler", reference)
     assert first["metrics"]["board"] == again["metrics"]["board"]  # the scored hidden traces change each time
-    board = make_trace(scheduler.BOARD_KIND, scheduler.board_seed(), num_requests=scheduler.NUM_REQUESTS)
-    expected = replay(reference_policy, board, scheduler.CONFIGS[scheduler.BOARD_KIND], step_cap=100_000)
+    board = scheduler_board.board_workload()
+    expected = replay(reference_policy, board.trace, board.config, step_cap=100_000)
     assert first["metrics"]["board"]["throughput"] == round(expected.totals["tokens_per_step"], 4)
     assert "board" not in grade("scheduler", reference, mode="run")["metrics"]
     assert not any("board" in test["name"] or "chat" in test["name"] for test in first["tests"])
