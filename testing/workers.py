@@ -153,3 +153,15 @@ def wait_until_finished(row, finished: str, timeout: float):
             return row
         time.sleep(0.2)
     raise AssertionError(f"{type(row).__name__} {row.pk} still {row.status} after {timeout} s")
+
+
+def wait_for(condition, timeout: float, what: str, every: float = 0.2):
+    """`condition()`'s first truthy value within `timeout` seconds, checked every `every`; else an
+    AssertionError naming `what`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s: {what}")

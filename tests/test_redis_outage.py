@@ -22,7 +22,7 @@ from labs.services import NOT_SENT_MESSAGE
 from labs.tests.factories import LabFactory
 from labs.tests.test_broker_restart import _sent_kwargs
 from testing.redis_server import PrivateRedis
-from testing.workers import test_database_url
+from testing.workers import test_database_url, wait_for
 from tests.test_supervise import ROOT, _supervise
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -61,16 +61,6 @@ def _started(argv: list[str], env: dict, log) -> subprocess.Popen:
     return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-def _wait_for(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.3)
-    raise AssertionError(f"not within {timeout} s: {what}")
-
-
 def test_killing_redis_costs_no_page_and_no_run(tmp_path, learner, django_user_model):
     LabFactory()
     django_user_model.objects.create_user("bea", "bea@example.com")
@@ -101,7 +91,7 @@ def test_killing_redis_costs_no_page_and_no_run(tmp_path, learner, django_user_m
     broker = redis.Redis.from_url(server.url(0))
     try:
         ada, bea = Browser(f"http://127.0.0.1:{port}"), Browser(f"http://127.0.0.1:{port}")
-        _wait_for(lambda: ada.request("/accounts/login/")[0] == 200, 90, "the web server")
+        wait_for(lambda: ada.request("/accounts/login/")[0] == 200, 90, "the web server")
         ada.log_in("ada")
         bea.log_in("bea")
         time.sleep(1.1)  # the broker's start is known to the second: a run sent in its first may go twice
@@ -147,7 +137,7 @@ def test_killing_redis_costs_no_page_and_no_run(tmp_path, learner, django_user_m
         def sent() -> list[int]:
             return [_sent_kwargs(m)["submission_id"] for m in broker.lrange("gpu", 0, -1)]
 
-        _wait_for(lambda: waiting.pk in sent(), 60, f"ada's run sent again; the queue holds {sent()}")
+        wait_for(lambda: waiting.pk in sent(), 60, f"ada's run sent again; the queue holds {sent()}")
         print(f"ada's run was sent again {time.monotonic() - back:.1f} s after Redis came back")
         assert sorted(sent()) == sorted(
             [waiting.pk, Submission.objects.filter(learner__username="bea").latest("pk").pk]

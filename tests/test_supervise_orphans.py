@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from testing.workers import wait_for
 from tests.test_supervise import ROOT, _supervise
 
 
@@ -23,16 +24,6 @@ def _alive(pid: int) -> bool:
     return state != "Z"  # a zombie is dead, only not yet reaped by whoever adopted it
 
 
-def _wait_for(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout} s: {what}")
-
-
 def test_what_a_killed_process_left_in_its_session_dies_before_it_starts_again(tmp_path, monkeypatch):
     supervise = _supervise()
     monkeypatch.setattr(supervise, "VAR", tmp_path)
@@ -41,11 +32,11 @@ def test_what_a_killed_process_left_in_its_session_dies_before_it_starts_again(t
     child.start()
     first = child.process.pid
     try:
-        orphan = int(_wait_for(lambda: left.exists() and left.read_text().strip(), 10, "the child's own child"))
+        orphan = int(wait_for(lambda: left.exists() and left.read_text().strip(), 10, "the child's own child"))
         os.kill(first, signal.SIGKILL)  # as a worker killed with its -B beat inside
         child.process.wait()
         assert _alive(orphan)
-        _wait_for(lambda: child.check() or child.process.pid != first, 10, "a restart")
+        wait_for(lambda: child.check() or child.process.pid != first, 10, "a restart")
         assert not _alive(orphan)
     finally:
         supervise.stop([child], grace=2)
@@ -64,7 +55,7 @@ def test_children_die_with_a_supervisor_killed_by_sigkill(tmp_path):
         assert _alive(sleeper)
         supervisor.kill()
         supervisor.wait()
-        _wait_for(lambda: not _alive(sleeper), 10, f"sleep {sleeper} dying with its supervisor")
+        wait_for(lambda: not _alive(sleeper), 10, f"sleep {sleeper} dying with its supervisor")
     finally:
         supervisor.kill()
         supervisor.stdout.close()
@@ -111,11 +102,11 @@ def test_ctrl_c_leaves_no_process_behind_after_a_web_worker_was_killed(tmp_path)
         return [pid for pid, line in _marked(marker).items() if word in line and _ppid(pid) == supervisor.pid]
 
     try:
-        _wait_for(lambda: role(" beat ") and role("web@%h") and role("gpu1@%h"), 120, "beat and the workers")
+        wait_for(lambda: role(" beat ") and role("web@%h") and role("gpu1@%h"), 120, "beat and the workers")
         assert not [line for line in _marked(marker).values() if " -B " in line]
         (web_worker,) = role("web@%h")
         os.kill(web_worker, signal.SIGKILL)
-        _wait_for(lambda: [pid for pid in role("web@%h") if pid != web_worker], 30, "the web worker again")
+        wait_for(lambda: [pid for pid in role("web@%h") if pid != web_worker], 30, "the web worker again")
         time.sleep(3)  # long enough for a second beat to show, if one was left or started
         beats = [line for line in _marked(marker).values() if " beat " in line]
         assert len(beats) == 1, beats
