@@ -129,8 +129,8 @@ class ModelRunner:
                 lens_t[num_decodes:],
                 qlens_t,
                 index_t,
-                longest,
-                max_context,
+                query_lens,
+                context_lens[num_decodes:],
             )
         context = PagedContext(
             self.kv_cache,
