@@ -57,7 +57,9 @@ def sample_rows(logits: torch.Tensor, rows: list[int], seqs: list) -> list[int]:
         return []
     picked = logits if rows == list(range(logits.shape[0])) else logits[torch.tensor(rows, device=logits.device)]
     tokens = torch.argmax(picked, dim=-1).tolist()  # [len(seqs)]
-    for index, seq in enumerate(seqs):
-        if seq.params.temperature != 0:
-            tokens[index] = sample(picked[index], seq.params, seq.generator)
+    drawing = [index for index, seq in enumerate(seqs) if seq.params.temperature != 0]
+    if drawing:
+        on_host = picked[torch.tensor(drawing, device=picked.device)].cpu()  # one copy for every drawing row
+        for row, index in enumerate(drawing):
+            tokens[index] = sample(on_host[row], seqs[index].params, seqs[index].generator)
     return tokens
