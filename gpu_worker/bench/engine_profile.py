@@ -2,7 +2,8 @@
 
 Runs the engine benchmark's chat workload through the paged engine and the static baseline with timers
 around the step's parts, and prints the mean milliseconds per step of each part beside tokens per step:
-scheduling, building the batch's inputs, attention (all layers), the rest of the forward pass (projections,
+scheduling, building the batch's inputs, attention (all layers: the decode kernel, and the rest: cache
+writes and prefill chunks), the rest of the forward pass (projections,
 MLP, norms, rotary), logits, sampling and the bookkeeping after it. Timers wrap the engine's own methods on
 this run's instances (and the attention context's `attend` for the run), so the code timed is the code
 that serves; each timer costs about a microsecond. On CPU the clock is the process's CPU time (one torch
@@ -27,7 +28,16 @@ from gpu_worker.timing import torch_threads
 
 from .engine import chat_workload
 
-PARTS = ("schedule", "inputs", "attention", "other forward", "logits", "sampling", "bookkeeping")
+PARTS = (
+    "schedule",
+    "inputs",
+    "attention: decode",
+    "attention: rest",
+    "other forward",
+    "logits",
+    "sampling",
+    "bookkeeping",
+)
 
 
 class StepTimers:
@@ -71,6 +81,7 @@ def instrument(engine, timers: StepTimers) -> None:
     if scheduler is not None:
         timers.patch(scheduler, "schedule", "schedule")
     timers.patch(engine.runner, "run", "run")
+    timers.patch(engine.runner, "decode_attention", "decode")
     timers.patch(engine.model, "forward", "forward")
     timers.patch(engine.model, "compute_logits", "logits")
     timers.patch(engine, "_sample", "sampling")
@@ -84,7 +95,8 @@ def breakdown(totals: dict, steps: int) -> dict:
     parts = {
         "schedule": ms.get("schedule", 0.0),
         "inputs": run - forward - ms.get("logits", 0.0),
-        "attention": ms.get("attention", 0.0),
+        "attention: decode": ms.get("decode", 0.0),
+        "attention: rest": ms.get("attention", 0.0) - ms.get("decode", 0.0),
         "other forward": forward - ms.get("attention", 0.0),
         "logits": ms.get("logits", 0.0),
         "sampling": ms.get("sampling", 0.0),
