@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-BENCHMARKS = ("engine", "collectives", "attention")
+BENCHMARKS = ("engine", "engine_profile", "collectives", "attention")
 
 
 def main(argv: list[str]) -> int:

@@ -16,7 +16,7 @@ from .metrics import RequestMetrics, StepMetrics, kv_tokens, request_metrics
 from .model import LlamaForCausalLM
 from .model_runner import ModelRunner
 from .policy import reference_policy
-from .sampling import SamplingParams, make_generator, sample
+from .sampling import SamplingParams, make_generator, sample_rows
 from .scheduler import Scheduler
 from .sequence import Sequence, Status
 from .tokenizer import ByteTokenizer
@@ -181,11 +181,12 @@ class LLMEngine:
         started = time.perf_counter()
         out = self.scheduler.schedule(self.step_count)
         logits = self.runner.run(out.scheduled) if out.scheduled else None
-        outputs = []
+        rows, seqs = [], []
         for row, seq in enumerate(self.scheduler.advance(out)):
             for branch_seq in self._fork(seq) if seq.needs_fork else [seq]:
-                token = sample(logits[row], branch_seq.params, branch_seq.generator)
-                outputs.append(self._append(branch_seq, token))
+                rows.append(row)
+                seqs.append(branch_seq)
+        outputs = [self._append(seq, token) for seq, token in zip(seqs, self._sample(logits, rows, seqs))]
         now_running = self.scheduler.running
         held, logical = kv_tokens(now_running, self.config.block_size)
         self.step_metrics.append(
@@ -206,6 +207,9 @@ class LLMEngine:
         )
         self.step_count += 1
         return outputs
+
+    def _sample(self, logits, rows: list[int], seqs: list[Sequence]) -> list[int]:
+        return sample_rows(logits, rows, seqs)
 
     def _fork(self, parent: Sequence) -> list[Sequence]:
         """At its first sample a request with n > 1 becomes n sequences sharing the prompt's blocks."""

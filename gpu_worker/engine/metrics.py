@@ -53,11 +53,15 @@ def request_metrics(seq: Sequence) -> RequestMetrics:
 
 def kv_tokens(seqs: list[Sequence], block_size: int) -> tuple[int, int]:
     """(tokens held in distinct blocks, tokens summed per sequence) over the sequences' computed tokens."""
-    fill: dict[int, int] = {}
+    full: set[int] = set()  # blocks some sequence has filled
+    partial: dict[int, int] = {}  # a sequence's last, part-filled block: the most tokens any holder put there
     logical = 0
     for seq in seqs:
-        logical += seq.num_computed_tokens
-        for index, block_id in enumerate(seq.block_table):
-            held = min(block_size, max(0, seq.num_computed_tokens - index * block_size))
-            fill[block_id] = max(fill.get(block_id, 0), held)
-    return sum(fill.values()), logical
+        computed = seq.num_computed_tokens
+        logical += computed
+        count, rest = divmod(computed, block_size)
+        full.update(seq.block_table[:count])
+        if rest and count < len(seq.block_table):
+            block_id = seq.block_table[count]
+            partial[block_id] = max(partial.get(block_id, 0), rest)
+    return block_size * len(full) + sum(n for block_id, n in partial.items() if block_id not in full), logical

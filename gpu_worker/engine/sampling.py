@@ -48,3 +48,18 @@ def sample(logits: torch.Tensor, params: SamplingParams, generator: torch.Genera
     cumulative = torch.cumsum(probs, 0)
     draw = torch.rand((), generator=generator, dtype=torch.float64) * cumulative[-1]
     return int(torch.searchsorted(cumulative, draw, right=True).clamp(max=len(probs) - 1))
+
+
+def sample_rows(logits: torch.Tensor, rows: list[int], seqs: list) -> list[int]:
+    """A token for each (row of logits [N, vocab], sequence): greedy rows by one argmax over the batch and one
+    read-back per step; rows that sample draw one by one from their own sequence's generator."""
+    if not seqs:
+        return []
+    picked = logits if rows == list(range(logits.shape[0])) else logits[torch.tensor(rows, device=logits.device)]
+    tokens = torch.argmax(picked, dim=-1).tolist()  # [len(seqs)]
+    drawing = [index for index, seq in enumerate(seqs) if seq.params.temperature != 0]
+    if drawing:
+        on_host = picked[torch.tensor(drawing, device=picked.device)].cpu()  # one copy for every drawing row
+        for row, index in enumerate(drawing):
+            tokens[index] = sample(on_host[row], seqs[index].params, seqs[index].generator)
+    return tokens

@@ -16,7 +16,7 @@ from .kv_cache import KVCache
 from .metrics import StepMetrics
 from .model import LlamaForCausalLM
 from .model_runner import ModelRunner
-from .sampling import SamplingParams, make_generator, sample
+from .sampling import SamplingParams, make_generator, sample_rows
 from .sequence import Sequence, Status
 
 
@@ -86,9 +86,9 @@ class StaticBatchEngine:
             seq.num_computed_tokens = seq.num_tokens - 1
         scheduled = [(s, s.num_tokens_to_compute) for s in active + padding]
         logits = self.runner.run(scheduled)  # [len(active) + len(padding), vocab]
-        for row, seq in enumerate(active):
+        for seq, token in zip(active, self._sample(logits, list(range(len(active))), active)):
             seq.num_computed_tokens = seq.num_tokens
-            seq.token_ids.append(sample(logits[row], seq.params, seq.generator))
+            seq.token_ids.append(token)
             seq.token_times.append(time.perf_counter())
             seq.token_steps.append(self.step_count)
             token, params = seq.token_ids[-1], seq.params
@@ -118,6 +118,9 @@ class StaticBatchEngine:
             self.finished.extend(self.batch)
             self.batch = []
         self.step_count += 1
+
+    def _sample(self, logits, rows: list[int], seqs: list[Sequence]) -> list[int]:
+        return sample_rows(logits, rows, seqs)
 
     @torch.inference_mode()
     def generate(self, prompts: list[list[int]], params: SamplingParams | list[SamplingParams]) -> list[list[int]]:

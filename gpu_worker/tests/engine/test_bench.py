@@ -23,6 +23,8 @@ def test_engine_benchmark_writes_json_and_html(tmp_path, capsys):
         "3",
         "--sample-tokens",
         "4",
+        "--repeats",
+        "2",
     ]
     assert engine_bench.main(argv) == 0
     result = json.loads(out.read_text())
@@ -39,8 +41,25 @@ def test_engine_benchmark_writes_json_and_html(tmp_path, capsys):
     hf = result["transformers_generate"]  # the baseline a user would pick: same weights, same requests
     assert hf["output_tokens"] == paged["output_tokens"] and hf["throughput_tok_s"] > 0
     assert paged["throughput_ratio_to_transformers"] == paged["throughput_tok_s"] / hf["throughput_tok_s"]
+    step_ratio = paged["output_tokens_per_step"] / static["output_tokens_per_step"]
+    assert paged["share_of_step_ratio"] == paged["throughput_ratio_to_static"] / step_ratio
     printed = capsys.readouterr().out
     assert "x static" in printed and "x transformers generate" in printed
+    assert "fastest of 2 rounds" in printed and "of the step ratio reaches tokens per second" in printed
+
+
+def test_engine_profile_accounts_for_the_whole_step(tmp_path, capsys):
+    from gpu_worker.bench import engine_profile
+
+    out = tmp_path / "profile.json"
+    argv = ["--out", str(out), "--num-requests", "4", "--kv-tokens", "1024", "--max-model-len", "256"]
+    assert engine_profile.main(argv) == 0
+    static, paged = json.loads(out.read_text())["rows"]
+    for row in (static, paged):
+        assert row["step_ms"] > 0 and row["parts_ms"]["attention: decode"] > 0
+        assert abs(sum(row["parts_ms"].values()) - row["step_ms"]) < 1e-6 * max(1.0, row["step_ms"])
+    assert paged["parts_ms"]["schedule"] > 0 and static["parts_ms"]["schedule"] == 0
+    assert "of the step ratio" in capsys.readouterr().out
 
 
 def test_attention_benchmark_reports_bandwidth_beside_sdpa(tmp_path):

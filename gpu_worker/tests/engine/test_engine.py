@@ -218,3 +218,27 @@ def test_engine_on_cuda_with_triton_matches_dense(dense_generate, prompts):
     assert engine.runner.decode_attention is triton_decode_with_fallback
     assert engine.generate(prompts, GREEDY) == expected(cpu_model, dense_generate, prompts, GREEDY)
     assert triton_decode_with_fallback.failure is None, triton_decode_with_fallback.failure
+
+
+@pytest.mark.parametrize("mode", ["recompute", "swap"])
+def test_device_block_tables_follow_the_sequences(tiny_model_f64, dense_generate, prompts, mode):
+    """The runner writes only changed table entries; through preemption, swap-in, forks and copy-on-write
+    every sequence it last ran has its row equal to its block table, and the tokens stay the dense ones."""
+    config = EngineConfig(
+        num_gpu_blocks=14, block_size=8, max_num_batched_tokens=32, max_model_len=80, preemption_mode=mode
+    )
+    engine = LLMEngine(tiny_model_f64, config)
+    params = SamplingParams(n=2, max_tokens=12, temperature=1.0, seed=3, ignore_eos=True)
+    ids = [engine.add_request(prompt, params) for prompt in prompts[:3]]
+    tables = engine.runner.tables
+    while engine.has_unfinished_requests():
+        engine.step()
+        for seq in engine.scheduler.running:
+            written, count = tables.synced.get(seq.seq_id, (None, 0))
+            if written is seq.block_table:
+                row = tables.tensor[tables.rows[seq.seq_id], :count].tolist()
+                assert row == seq.block_table[:count], seq.seq_id
+    assert sum(m.num_preemptions for m in engine.step_metrics) > 0 and engine.scheduler.num_cow_copies > 0
+    for request_id, prompt in zip(ids, prompts[:3]):
+        got = [s.output_token_ids for s in sorted(engine.requests[request_id], key=lambda s: s.branch)]
+        assert got == [dense_generate(tiny_model_f64, prompt, params, branch) for branch in range(2)]
