@@ -151,9 +151,9 @@ class Rows:
 def in_process(slugs: list[str], repeats: int) -> dict:
     report = {"broker": "none (in process)", "repeats": repeats}
     sandboxed_import_torch_s()  # warm the page cache
-    for slug in slugs:
-        grade_from_shell_entry(slug, answers(slug)["reference"])  # warm-up, not counted (a worker keeps what it
-    floor, rows = [], Rows()  # measured once)
+    for slug in slugs:  # warm-up, not counted (a worker keeps what it measured once)
+        grade_from_shell_entry(slug, answers(slug)["reference"])
+    floor, rows = [], Rows()
     for _ in range(repeats):  # in turns: a busy spell on the host hits the floor and the grades alike
         floor.append(sandboxed_import_torch_s())
         for slug in slugs:
