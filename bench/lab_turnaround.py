@@ -1,7 +1,11 @@
-"""Submit each lab's reference solution through a real worker and broker; p50/p95 from submit to result.
+"""Submit each lab's reference solution and an honest naive answer through a real worker and broker;
+p50/p95 from submit to result.
 
-`python -m bench.lab_turnaround [--repeats N] [--labs kv-sizing,...] [--out FILE]`. Beside it, the floor
+`python -m bench.lab_turnaround [--repeats N] [--labs kv-sizing,...] [--out FILE]`. Beside them, the floor
 measured in the same run: a bare sandboxed `python -c "import torch"` (gpu_worker.sandbox), as a ratio.
+The naive answer is what a learner's first correct attempt looks like (NAIVE); where a lab has none slower
+than its reference, the reference stands for both. Each row also shows the sandbox's own CPU (the learner's
+code plus its interpreter), so a ratio over 2 can be told apart: grader-side work, or the learner's own cost.
 
 `--in-process` skips Django and the broker: it grades through the shell entry point's own code
 (`python -m gpu_worker.grade LAB FILE --mode submit`, called in this process), floor and grade
@@ -21,6 +25,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "gpu_worker" / "graders" / "fixtures"
+NAIVE = {"paged-attention": "honest_per_sequence_loop", "scheduler": "slow_one_at_a_time"}  # else the reference
+
+
+def answers(slug: str) -> dict[str, Path]:
+    """{"reference": file, "naive": file} for `slug`."""
+    return {
+        "reference": FIXTURES / slug / "reference.py",
+        "naive": FIXTURES / slug / f"{NAIVE.get(slug, 'reference')}.py",
+    }
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -41,23 +54,12 @@ def summary(values: list[float]) -> dict:
 
 def sandboxed_import_torch_s() -> float:
     """Seconds for `python -c "import torch"` started, isolated and limited exactly as learner code is."""
-    from gpu_worker.sandbox import Limits, isolation
-    from gpu_worker.sandbox.process import SandboxProcess
+    from gpu_worker.sandbox import run_python
 
-    class BareImport(SandboxProcess):
-        def _command(self, to_child, from_child):
-            argv = [str(Path(sys.prefix) / "bin" / "python"), "-E", "-s", "-B", "-c", "import torch"]
-            if self.level == "bubblewrap":
-                return isolation.bwrap_command(argv, self.limits, self.env, {})
-            return argv
-
-    process = BareImport([], Limits())
     started = time.monotonic()
-    for fd in process.start():
-        os.close(fd)
-    exit = process.finish()
+    exit, output = run_python(["-c", "import torch"])
     if exit.returncode != 0:
-        raise RuntimeError(f"sandboxed import torch failed ({exit.returncode}): {process.stdout_text()[-500:]}")
+        raise RuntimeError(f"sandboxed import torch failed ({exit.returncode}): {output[-500:]}")
     return time.monotonic() - started
 
 
@@ -89,55 +91,76 @@ def ensure_labs(slugs: list[str]) -> None:
         Lab.objects.get_or_create(slug=slug, defaults={"title": slug, "module_slug": "bench"})
 
 
-def time_submission(learner, lab, source: str, timeout: float = 300) -> tuple[float, str]:
-    """Seconds from submission_create to the row the page polls showing `done`, and the verdict."""
+def time_submission(learner, lab, source: str, timeout: float = 300) -> tuple[float, dict]:
+    """Seconds from submission_create to the row the page polls showing `done`, and its result JSON."""
     from labs.models import Submission
     from labs.services import submission_create
 
     started = time.monotonic()
     submission = submission_create(learner=learner, lab=lab, mode="submit", source=source)
     while time.monotonic() - started < timeout:
-        row = Submission.objects.filter(pk=submission.pk).values("status", "verdict").get()
+        row = Submission.objects.filter(pk=submission.pk).values("status", "verdict", "result").get()
         if row["status"] == "done":
-            return time.monotonic() - started, row["verdict"]
+            return time.monotonic() - started, row["result"] or {"verdict": row["verdict"]}
         time.sleep(0.02)
     raise TimeoutError(f"{lab.slug}: no result in {timeout} s")
 
 
-def grade_from_shell_entry(slug: str) -> tuple[float, str]:
-    """Seconds for `python -m gpu_worker.grade SLUG reference.py --mode submit` minus the interpreter's
-    own start (it is called in this process), and the verdict it printed."""
+def grade_from_shell_entry(slug: str, path: Path) -> tuple[float, dict]:
+    """Seconds for `python -m gpu_worker.grade SLUG FILE --mode submit` minus the interpreter's own start
+    (it is called in this process), and the result JSON it printed."""
     from gpu_worker import grade
 
     printed = io.StringIO()
     started = time.monotonic()
     with contextlib.redirect_stdout(printed):
-        grade.main([slug, str(FIXTURES / slug / "reference.py"), "--mode", "submit"])
-    return time.monotonic() - started, json.loads(printed.getvalue())["verdict"]
+        grade.main([slug, str(path), "--mode", "submit"])
+    return time.monotonic() - started, json.loads(printed.getvalue())
+
+
+class Rows:
+    """Seconds, verdicts and the sandbox's own figures per (lab, answer), summarised against the floor."""
+
+    def __init__(self):
+        self.seconds, self.results = {}, {}
+
+    def add(self, key: tuple[str, str], seconds: float, result: dict) -> None:
+        self.seconds.setdefault(key, []).append(seconds)
+        self.results.setdefault(key, []).append(result)
+
+    def report(self, floor: dict) -> dict:
+        labs = {}
+        for (slug, answer), seconds in self.seconds.items():
+            results = self.results[(slug, answer)]
+            figures = summary(seconds)
+            metrics = [r.get("metrics") or {} for r in results]
+            figures.update(
+                answer=NAIVE.get(slug, "reference") if answer == "naive" else "reference",
+                verdicts=sorted({r.get("verdict", "?") for r in results}),
+                p50_over_floor=round(figures["p50_s"] / floor["p50_s"], 2),
+                p95_over_floor=round(figures["p95_s"] / floor["p50_s"], 2),
+            )
+            for name in ("sandbox_start_s", "sandbox_cpu_s", "sandbox_own_s"):
+                values = [m[name] for m in metrics if isinstance(m.get(name), (int, float))]
+                if values:
+                    figures[f"{name.removesuffix('_s')}_p50_s"] = round(statistics.median(values), 3)
+            labs[f"{slug} ({answer})"] = figures
+        return labs
 
 
 def in_process(slugs: list[str], repeats: int) -> dict:
-    report = {"broker": "none (in process)", "repeats": repeats, "labs": {}}
+    report = {"broker": "none (in process)", "repeats": repeats}
     sandboxed_import_torch_s()  # warm the page cache
-    for slug in slugs:
-        grade_from_shell_entry(slug)  # warm-up, not counted (a worker keeps what it measured once)
-    floor, times = [], {slug: [] for slug in slugs}
-    verdicts = {slug: set() for slug in slugs}
+    for slug in slugs:  # warm-up, not counted (a worker keeps what it measured once)
+        grade_from_shell_entry(slug, answers(slug)["reference"])
+    floor, rows = [], Rows()
     for _ in range(repeats):  # in turns: a busy spell on the host hits the floor and the grades alike
         floor.append(sandboxed_import_torch_s())
         for slug in slugs:
-            seconds, verdict = grade_from_shell_entry(slug)
-            times[slug].append(seconds)
-            verdicts[slug].add(verdict)
+            for answer, path in answers(slug).items():
+                rows.add((slug, answer), *grade_from_shell_entry(slug, path))
     report["floor"] = summary(floor)
-    for slug in slugs:
-        figures = summary(times[slug])
-        figures.update(
-            verdicts=sorted(verdicts[slug]),
-            p50_over_floor=round(figures["p50_s"] / report["floor"]["p50_s"], 2),
-            p95_over_floor=round(figures["p95_s"] / report["floor"]["p50_s"], 2),
-        )
-        report["labs"][slug] = figures
+    report["labs"] = rows.report(report["floor"])
     return report
 
 
@@ -150,13 +173,14 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     available = sorted(path.parent.name for path in FIXTURES.glob("*/reference.py"))
     slugs = [slug for slug in args.labs.split(",") if slug] or available
-    if args.in_process:
-        report = in_process([slug for slug in args.labs.split(",") if slug] or ["ring-allreduce"], args.repeats)
-        print_report(report)
-        if args.out:
-            args.out.write_text(json.dumps(report, indent=2))
-        return report
+    report = in_process(slugs, args.repeats) if args.in_process else through_broker(slugs, args.repeats)
+    print_report(report)
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2))
+    return report
 
+
+def through_broker(slugs: list[str], repeats: int) -> dict:
     folder = Path(tempfile.mkdtemp(prefix="lab-turnaround-"))
     setup_django(folder)
     from django.contrib.auth import get_user_model
@@ -168,47 +192,39 @@ def main(argv=None) -> dict:
     learner = get_user_model().objects.create_user("bench-learner")
     env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": os.environ["DATABASE_URL"]}
     purge_queues(client_app(), "gpu", "default")
-    report = {"broker": os.environ["CELERY_BROKER_URL"].split("://")[0], "repeats": args.repeats, "labs": {}}
+    report = {"broker": os.environ["CELERY_BROKER_URL"].split("://")[0], "repeats": repeats}
     with running_worker("config.celery_local", "gpu,default", folder, env=env, name="bench"):
         sandboxed_import_torch_s()  # warm the page cache like the worker's first run does
-        floor = [sandboxed_import_torch_s() for _ in range(args.repeats)]
+        floor = [sandboxed_import_torch_s() for _ in range(repeats)]
         report["floor"] = summary(floor)
+        rows = Rows()
         for slug in slugs:
-            lab, source = Lab.objects.get(slug=slug), (FIXTURES / slug / "reference.py").read_text()
-            time_submission(learner, lab, source)  # warm-up, not counted
-            times, verdicts = [], set()
-            for _ in range(args.repeats):
-                seconds, verdict = time_submission(learner, lab, source)
-                times.append(seconds)
-                verdicts.add(verdict)
-            figures = summary(times)
-            figures.update(
-                verdicts=sorted(verdicts),
-                p50_over_floor=round(figures["p50_s"] / report["floor"]["p50_s"], 2),
-                p95_over_floor=round(figures["p95_s"] / report["floor"]["p50_s"], 2),
-            )
-            report["labs"][slug] = figures
-    print_report(report)
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=2))
+            lab = Lab.objects.get(slug=slug)
+            for answer, path in answers(slug).items():
+                source = path.read_text()
+                time_submission(learner, lab, source)  # warm-up, not counted
+                for _ in range(repeats):
+                    rows.add((slug, answer), *time_submission(learner, lab, source))
+        report["labs"] = rows.report(report["floor"])
     return report
 
 
 def print_report(report: dict) -> None:
     floor = report["floor"]
     print(
-        f"broker {report['broker']}, {report['repeats']} submissions per lab, "
+        f"broker {report['broker']}, {report['repeats']} submissions per answer, "
         + ("grade call -> result JSON" if report["broker"].startswith("none") else "submit -> result in the database")
     )
-    print(f"{'':32}{'p50 s':>8}{'p95 s':>8}{'p50/floor':>11}{'p95/floor':>11}  verdicts")
+    print(f"{'':40}{'p50 s':>8}{'p95 s':>8}{'p50/floor':>11}{'p95/floor':>11}{'start s':>9}{'cpu s':>8}  verdicts")
     print(
-        f"{'floor: sandboxed import torch':<32}{floor['p50_s']:>8.3f}{floor['p95_s']:>8.3f}"
+        f"{'floor: sandboxed import torch':<40}{floor['p50_s']:>8.3f}{floor['p95_s']:>8.3f}"
         f"{1.0:>11.2f}{floor['p95_s'] / floor['p50_s']:>11.2f}"
     )
-    for slug, figures in report["labs"].items():
+    for name, figures in report["labs"].items():
         print(
-            f"{slug:<32}{figures['p50_s']:>8.3f}{figures['p95_s']:>8.3f}{figures['p50_over_floor']:>11.2f}"
-            f"{figures['p95_over_floor']:>11.2f}  {', '.join(figures['verdicts'])}"
+            f"{name:<40}{figures['p50_s']:>8.3f}{figures['p95_s']:>8.3f}{figures['p50_over_floor']:>11.2f}"
+            f"{figures['p95_over_floor']:>11.2f}{figures.get('sandbox_start_p50_s', float('nan')):>9.2f}"
+            f"{figures.get('sandbox_cpu_p50_s', float('nan')):>8.2f}  {', '.join(figures['verdicts'])}"
         )
 
 

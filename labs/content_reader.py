@@ -6,10 +6,11 @@ from pathlib import Path
 import yaml
 
 from course.markdown import render_markdown
+from gpu_worker.contract import scaled_time_limits
 from gpu_worker.contract.limits import LIMIT_FIELDS
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
-KNOWN_FIELDS = {"slug", "title", "module", "module_slug", "order", "summary", "contract", "limits"}
+KNOWN_FIELDS = {"slug", "title", "module", "module_slug", "order", "summary", "contract", "limits", "time_scale"}
 
 
 class LabContentError(ValueError):
@@ -66,7 +67,7 @@ def read_lab(folder: Path) -> LabContent:
         order=_order(data, spec_file),
         summary=_text(data, "summary", spec_file),
         contract=_text(data, "contract", spec_file),
-        limits=_limits(data.get("limits"), spec_file),
+        limits=_limits(data.get("limits"), spec_file) | _time_scale(data.get("time_scale"), spec_file),
         statement_html=render_markdown(_without_title(_read(folder / "statement.md"))),
         starter_code=_read(folder / "starter.py"),
         unknown_fields=tuple(sorted(set(data) - KNOWN_FIELDS)),
@@ -117,6 +118,14 @@ def _order(data: dict, path: Path) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise LabContentError(f"{path}: field 'order' must be a whole number >= 0, got {value!r}")
     return value
+
+
+def _time_scale(value, path: Path) -> dict:
+    """The time limits a lab's `time_scale` gives (the rule: gpu_worker.contract.scaled_time_limits)."""
+    try:
+        return scaled_time_limits(value)
+    except ValueError as error:
+        raise LabContentError(f"{path}: field {error}") from None
 
 
 def _limits(value, path: Path) -> dict:

@@ -22,6 +22,8 @@ VERDICTS = {  # every contract verdict, in words (a test holds the keys to contr
 METRICS = {
     "speed_ratio": ("speed vs reference", "×", "higher is better"),
     "sandbox_start_s": ("sandbox start", "s", ""),
+    "sandbox_cpu_s": ("CPU your code used (what the CPU limit judges)", "s", ""),
+    "sandbox_own_s": ("your code's own time (what the time limit judges)", "s", ""),
     "grade_s": ("grading took", "s", ""),
     "median_ms": ("your median latency", "ms", "lower is better"),
     "reference_ms": ("reference median latency", "ms", ""),

@@ -8,12 +8,14 @@ SIGKILL: nothing outlives `make run`. Beat is its own process, not a worker's `-
 killed worker cannot leave a second beat behind. Logs: var/<name>.log.
 
 Settings (environment): HOST, PORT, GRADING_WORKERS (runs graded at once; default 1 on a CUDA
-host, else half the cores, at most 4), WEB_PROCESSES (default: one per core, 2 to 4) and WEB_THREADS
+host, else half the cores, at most 4), GPU_WORKER_MEMORY_LIMIT (each grading worker's own memory, as
+docker-compose.yml's container limit: default 16g, Docker's units), WEB_PROCESSES (default: one per core, 2 to 4) and WEB_THREADS
 (default 4) for gunicorn.
 """
 
 import ctypes
 import os
+import resource
 import secrets
 import shutil
 import signal
@@ -66,6 +68,31 @@ def redis_answers(port: int, password: str) -> bool:
         return False
 
 
+UNITS = {"b": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+MIN_WORKER_MEMORY = 1 << 30  # below this a grading worker could not import torch
+
+
+def worker_memory_limit() -> int:
+    """Bytes of memory each grading worker may hold itself: GPU_WORKER_MEMORY_LIMIT ("16g", "4096m", bytes)."""
+    text = (os.environ.get("GPU_WORKER_MEMORY_LIMIT") or "16g").strip().lower()
+    number, unit = (text[:-1], text[-1]) if text[-1:] in UNITS else (text, "b")
+    try:
+        limit = int(float(number) * UNITS[unit])
+    except ValueError:
+        raise SystemExit(f"!! GPU_WORKER_MEMORY_LIMIT={text!r}: give a size such as 16g or 4096m") from None
+    if limit < MIN_WORKER_MEMORY:
+        raise SystemExit(f"!! GPU_WORKER_MEMORY_LIMIT={text!r} is under 1g: a grading worker could not start")
+    return limit
+
+
+def limit_own_memory(limit: int) -> None:
+    """In a freshly started child: its heap and writable mappings may grow to `limit` bytes, then allocations
+    fail (MemoryError) in it alone. RLIMIT_DATA, not RLIMIT_AS: CUDA reserves address space it never uses,
+    as the sandbox's own choice for GPU hosts (gpu_worker/sandbox/process.py). Only the soft limit: the
+    sandbox sets its own, for learner code, below or above this one; it counts per process, not the runs'."""
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+
+
 PR_SET_PDEATHSIG = 1
 
 
@@ -91,8 +118,9 @@ def lower_priority(niceness: int) -> None:
 
 
 class Child:
-    def __init__(self, name: str, argv: list[str], env: dict, niceness: int = 0):
+    def __init__(self, name: str, argv: list[str], env: dict, niceness: int = 0, memory_bytes: int | None = None):
         self.name, self.argv, self.env, self.niceness = name, argv, env, niceness
+        self.memory_bytes = memory_bytes  # its own memory limit (limit_own_memory), None: as the supervisor's
         self.process: subprocess.Popen | None = None
         self.started = 0.0
         self.delay = 1.0
@@ -117,6 +145,8 @@ class Child:
         die_with_supervisor()
         if self.niceness:
             lower_priority(self.niceness)
+        if self.memory_bytes:
+            limit_own_memory(self.memory_bytes)
 
     def check(self) -> None:
         """Start it again if it exited: at once after a long life, else with a growing back-off."""
@@ -165,6 +195,14 @@ def stop(children: list[Child], grace: float = 10.0) -> None:
                     child.signal(signal.SIGKILL)
                     child.process.wait()
                 child.kill_leftovers()
+
+
+def grading_worker(number: int, env: dict, level: str, memory_bytes: int) -> Child:
+    """Grading worker `number` as `make run` starts it: solo pool, nicer than the site, its own memory limit
+    (a bug decoding what a run sent ends this worker, which is started again, not the host)."""
+    argv = [str(BIN / "celery"), "-A", "gpu_worker.celery_app", "worker", "-Q", wire.GRADING_QUEUE, "--pool=solo"]
+    argv += ["-n", f"gpu{number}@%h", "--without-mingle", "--without-gossip", "-l", level]
+    return Child(f"gpu-worker-{number}", argv, env, niceness=10, memory_bytes=memory_bytes)
 
 
 def web_argv(host: str, port: int) -> list[str]:
@@ -254,29 +292,8 @@ def main() -> None:
     children.append(
         Child("beat", celery + ["-A", "config", "beat", "-s", str(VAR / "celerybeat-schedule"), "-l", level], env, 5)
     )
-    for number in range(1, grading_workers() + 1):
-        children.append(
-            Child(
-                f"gpu-worker-{number}",
-                celery
-                + [
-                    "-A",
-                    "gpu_worker.celery_app",
-                    "worker",
-                    "-Q",
-                    wire.GRADING_QUEUE,
-                    "--pool=solo",
-                    "-n",
-                    f"gpu{number}@%h",
-                    "--without-mingle",
-                    "--without-gossip",
-                    "-l",
-                    level,
-                ],
-                env,
-                niceness=10,
-            )
-        )
+    memory = worker_memory_limit()
+    children += [grading_worker(number, env, level, memory) for number in range(1, grading_workers() + 1)]
     children.append(Child("web", web_argv(host, port), env))
 
     stopping = False

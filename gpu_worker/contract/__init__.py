@@ -5,6 +5,7 @@ Both sides import this module, so it uses the standard library and PyYAML only (
 Django). Lab slugs and limits come from labs/content/<slug>/lab.yaml, which the worker image
 ships beside gpu_worker, so a lab's numbers are written once."""
 
+import math
 from enum import Enum
 from functools import cache
 from pathlib import Path
@@ -71,5 +72,32 @@ def _lab_spec(slug: str) -> dict:
 
 
 def lab_limits(slug: str) -> dict:
-    """The sandbox limits lab.yaml sets for `slug` (names as in gpu_worker.sandbox.Limits); a copy."""
-    return dict(_lab_spec(slug).get("limits") or {})
+    """The sandbox limits lab.yaml sets for `slug` (names as in gpu_worker.sandbox.Limits), with its time
+    limits scaled from its reference answer's time where it gives `time_scale`; a copy."""
+    spec = _lab_spec(slug)
+    return {**(spec.get("limits") or {}), **scaled_time_limits(spec.get("time_scale"))}
+
+
+# A lab whose learner's own code is the cost (docs/architecture.md, "Time limits") gives in lab.yaml
+#   time_scale: {reference_own_s: ..., reference_cpu_s: ..., scale: ...}
+# the reference answer's own time and CPU (the figures the limits judge, from bench/lab_turnaround.py), and
+# gets wall_s = scale x reference_own_s and cpu_s = scale x reference_cpu_s, rounded up, never under these:
+MIN_TIME_LIMITS = {"wall_s": 20, "cpu_s": 10}
+TIME_SCALE_KEYS = {"reference_own_s": "wall_s", "reference_cpu_s": "cpu_s", "scale": None}
+
+
+def scaled_time_limits(time_scale) -> dict:
+    """{"wall_s": ..., "cpu_s": ...} from a lab.yaml `time_scale` mapping ({} without one); ValueError names
+    what is wrong with it."""
+    if time_scale is None:
+        return {}
+    if not isinstance(time_scale, dict) or set(time_scale) != set(TIME_SCALE_KEYS):
+        raise ValueError(f"time_scale must be a mapping of exactly {sorted(TIME_SCALE_KEYS)}, got {time_scale!r}")
+    for key, number in time_scale.items():
+        if not isinstance(number, (int, float)) or isinstance(number, bool) or not 0 < number < 10_000:
+            raise ValueError(f"time_scale.{key} must be a positive number under 10000, got {number!r}")
+    return {
+        limit: max(MIN_TIME_LIMITS[limit], math.ceil(time_scale["scale"] * time_scale[figure]))
+        for figure, limit in TIME_SCALE_KEYS.items()
+        if limit is not None
+    }

@@ -4,7 +4,9 @@ import importlib
 import logging
 import random
 import secrets
+import sys
 import time
+from contextlib import contextmanager
 
 from gpu_worker import contract
 from gpu_worker.contract import Verdict
@@ -17,6 +19,9 @@ from gpu_worker.worker_info import worker_info
 # Each lab's grader is the module named like its slug: gpu_worker/graders/<slug with underscores>.py.
 log = logging.getLogger(__name__)
 GRADER_MODULES = {slug: slug.replace("-", "_") for slug in contract.lab_slugs()}
+# The grader's own torch work (reference answers, the engine check's tiny model) is small tensors: on more
+# threads it only spins, and on a busy host it cost 17-30x the CPU of one thread (docs/architecture.md).
+GRADER_TORCH_THREADS = 1
 
 
 class BadRequest(ValueError):
@@ -57,12 +62,27 @@ def grade_submission(
         raise BadRequest(f"custom input goes with a run of a lab that takes it, not {mode!r} on {lab!r}")
     report = Report(lab, mode, submission_id)
     report.worker = worker_info(health=False)
-    checked = _run(grader, report, source, seed, limits, custom)
+    with grader_torch_threads():
+        checked = _run(grader, report, source, seed, limits, custom)
     report.metrics["grade_s"] = round(time.monotonic() - started, 3)
     board = getattr(grader, "board_replay", None)  # a board replayed apart: nothing of it reaches the learner
     if board is not None and checked is not None and custom is None:
         board(checked, report, lab_limits(report.lab).updated(limits))
     return report.to_dict()
+
+
+@contextmanager
+def grader_torch_threads():
+    """The block with the grading process's torch on GRADER_TORCH_THREADS (when a grader imported torch)."""
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    if torch is not None:
+        torch.set_num_threads(GRADER_TORCH_THREADS)
+    try:
+        yield
+    finally:
+        if torch is not None:
+            torch.set_num_threads(before)
 
 
 def _run(grader, report: Report, source, seed: int | None, limits: dict | None, custom=None) -> str | None:
@@ -98,6 +118,7 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None, 
     except LearnerError as error:
         report.stopped(error.verdict, error.message)
     finally:
+        report.metrics.update(sandbox_figures(sessions))
         for session in sessions:
             session.request_exit()
         for session in sessions:
@@ -108,6 +129,20 @@ def _run(grader, report: Report, source, seed: int | None, limits: dict | None, 
     if report.failure is None and any(test.passed is None for test in report.tests.values()):
         report.fail(Verdict.INTERNAL_ERROR, "the grader stopped before running every test")
     return source
+
+
+def sandbox_figures(sessions: list[LearnerSession]) -> dict:
+    """What the limits judge, as the run ends: CPU its sandboxes used (summed), and its own time (the wall
+    clock less the grader's turns and the seconds it waited for a CPU; the longest of its sandboxes)."""
+    cpu, own, now = 0.0, 0.0, time.monotonic()
+    for session in sessions:
+        process = session.process
+        if not process.started_at:
+            continue
+        used = process.usage(fresh=True)
+        cpu += used.cpu_s
+        own = max(own, now - process.started_at - process.grader_turns_s() - used.waited_s)
+    return {"sandbox_cpu_s": round(cpu, 3), "sandbox_own_s": round(max(own, 0.0), 3)}
 
 
 def submission_group(limits: Limits):

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpu_worker.contract import scaled_time_limits
 from gpu_worker.graders import GRADER_MODULES, lab_limits
 from gpu_worker.graders.runner import grader_module
 
@@ -25,8 +26,8 @@ def test_lab_folder_matches_its_grader(slug):
     grader = grader_module(slug)
     assert spec["slug"] == slug and spec["module"] == MODULES[slug]
     assert spec["title"] and spec["summary"] and isinstance(spec["order"], int)
-    assert spec["limits"] == grader.LIMITS
-    assert lab_limits(slug).wall_s == spec["limits"]["wall_s"]
+    assert {**spec.get("limits", {}), **scaled_time_limits(spec.get("time_scale"))} == grader.LIMITS
+    assert lab_limits(slug).wall_s == grader.LIMITS["wall_s"]  # time limits given outright or scaled, never neither
     for function in grader.FUNCTIONS:
         assert f"def {function}(" in spec["contract"]
     starter = ast.parse((folder / "starter.py").read_text())
