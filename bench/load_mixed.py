@@ -1,35 +1,34 @@
-"""A class's load against a running `make run`: learners answering drills while others resubmit a lab.
+"""A class's load on a course site: learners answering drills while a tenth of them resubmit a lab.
 
-    python -m bench.load_mixed --url http://127.0.0.1:8000 [--seconds 40] [--pace 1.3]
+    python -m bench.load_mixed [--learners N | --find-max] [--sites embedded,postgres | --url URL]
 
-8 learners (new accounts, signed up through the site) answer quiz drills, 1.3 answers a second
-each by default (the pace of the class this was first measured with; --pace 0 goes flat out);
-3 more submit the right kv-sizing answer every second (the site refuses a second run while one
-waits: that 400 is expected) and watch their run. Each learner acts as a browser does: it loads
-whole pages, and posts answers and runs, polls a run's panel and refreshes the lab's history list as
-the pages' htmx and scripts do (pressing Submit does not reload the lab page). A probe
-fetches a static file ten times a second, the baseline the page latency is compared with.
-Each learner and the probe is its own process, as each browser of a class is its own machine:
-client threads sharing one interpreter wait on each other, and that wait would be timed as the
-site's latency.
-Afterwards it waits for every accepted run to be graded. Prints requests, 5xx, lost answers (a
-drill answer without a 2xx, a run never graded), page p50/p95 beside the static file's, per kind
-of request, the time to drain the queue, and /healthz; and, as the floor under page/static, the login form
-(the lightest page) beside the static file on the idle site.
-Target: 0 5xx, 0 lost, workers up, page p95 <= 3x static p95.
+The command (its main is bench/class_size.py) starts a private `make run` per kind of settings (make
+run's embedded SQLite, and PostgreSQL) or measures a site already running at --url, and reports the
+largest class that keeps page p95 <= 2x the idle site's with 0 5xx and 0 lost answers. This module is
+the class itself: N learners (new accounts, signed up through the site); nine in ten answer quiz drills,
+1.3 answers a second each by default (--pace 0 goes flat out), one in ten submits the right kv-sizing
+answer every second (the site refuses a second run while one waits: that 400 is expected) and watches
+its run. Each learner acts as a browser does: it loads whole pages, posts answers and runs, polls a
+run's panel and refreshes the lab's history list as the pages' htmx and scripts do (pressing Submit does
+not reload the lab page). A probe fetches a static file ten times a second in its own process.
+Learners run as threads, a few per process (--per-process; 1 gives each its own process, as each
+browser of a class is its own machine), every client process at reduced priority (--client-nice), and
+each measures its own CPU time, so a report says how much of the box the client itself took.
+Afterwards it waits for every accepted run to be graded: a run never graded is a lost answer.
 """
 
-import argparse
 import http.cookiejar
 import multiprocessing
+import os
 import random
 import re
+import resource
 import statistics
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 from pathlib import Path
 
 REFERENCE = (
@@ -48,6 +47,7 @@ class Stats:
         self.static_s: list[float] = []
         self.runs: list[str] = []  # the submission URLs of the runs it sent
         self.never_graded, self.verdicts, self.drain_s = 0, {}, 0.0
+        self.cpu_s, self.signed_up = 0.0, 0  # the client's own CPU time (user + system), learners signed up
 
     def record(self, status: int, seconds: float, kind: str, static: bool = False) -> None:
         self.requests += 1
@@ -68,6 +68,8 @@ class Stats:
         for verdict, n in other.verdicts.items():
             self.verdicts[verdict] = self.verdicts.get(verdict, 0) + n
         self.drain_s = max(self.drain_s, other.drain_s)
+        self.cpu_s += other.cpu_s
+        self.signed_up += other.signed_up
 
 
 def kind_of(path: str, posted: bool) -> str:
@@ -117,7 +119,10 @@ class Learner:
             {"username": name, "email": f"{name}@example.com", "password1": PASSWORD, "password2": PASSWORD},
         )
         if status != 200 or "/signup/" in url:
-            raise SystemExit(f"could not sign up {name} (HTTP {status}); is `make run` up at {self.base}?")
+            raise SystemExit(
+                f"could not sign up {name} (HTTP {status}); is the site up at {self.base}? (a site that is not "
+                "the benchmark's own throttles sign-ups: SIGNUP_PER_ADDRESS_HOUR)"
+            )
 
 
 def find_quizzes(learner: Learner) -> list[str]:
@@ -216,28 +221,7 @@ def drain(learner: Learner, timeout: float) -> None:
     stats.drain_s, stats.never_graded = time.monotonic() - started, len(waiting)
 
 
-def act(
-    role: str,
-    number: int,
-    base: str,
-    name: str,
-    quizzes: list[str],
-    args: argparse.Namespace,
-    seconds: float,
-    ready,
-    results,
-) -> None:
-    """One browser of the class, in its own process: sign up, wait for the others, play `role`, send back figures."""
-    learner = Learner(base, Stats())
-    try:
-        if role != "static":
-            learner.sign_up(name)
-    except SystemExit as failed:
-        results.put(str(failed))
-        ready.abort()
-        return
-    ready.wait()  # every process signs up first, so the load starts at once
-    learner.stats = Stats()  # count only the load itself, not the set-up
+def play_role(learner: Learner, role: str, number: int, quizzes: list[str], args, seconds: float) -> None:
     until = time.monotonic() + seconds
     if role == "drill":
         drill_loop(learner, quizzes, until, number, args.pace)
@@ -248,26 +232,60 @@ def act(
         drain(learner, args.drain_timeout)
     else:
         static_loop(learner, until)
-    results.put(learner.stats)
+
+
+def act(group: list[tuple[str, int, str]], base: str, quizzes: list[str], args, seconds: float, ready, results) -> None:
+    """A few browsers of the class in one process (one thread each), at reduced priority: sign up, wait for
+    the others, play each (role, number, username), send back the figures and this process's CPU time."""
+    os.nice(args.client_nice)
+    learners = [Learner(base, Stats()) for _ in group]
+    try:
+        for learner, (role, _, name) in zip(learners, group):
+            if role != "static":
+                learner.sign_up(name)
+    except SystemExit as failed:
+        results.put(str(failed))
+        ready.abort()
+        return
+    ready.wait()  # every process signs up first, so the load starts at once
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    for learner in learners:
+        learner.stats = Stats()  # count only the load itself, not the set-up
+    threads = [
+        threading.Thread(target=play_role, args=(learner, role, number, quizzes, args, seconds), daemon=True)
+        for learner, (role, number, _) in zip(learners, group)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    after, total = resource.getrusage(resource.RUSAGE_SELF), Stats()
+    for learner in learners:
+        total.merge(learner.stats)
+    total.cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    total.signed_up = sum(role != "static" for role, _, _ in group)
+    results.put(total)
 
 
 def play(roles: list[str], base: str, tag: str, quizzes: list[str], args, seconds: float) -> Stats:
-    """Run one process per role for `seconds` and add up what they measured."""
+    """Run every role for `seconds`, `args.per_process` learners to a process (the static probe alone in its
+    own), and add up what they measured."""
     context = multiprocessing.get_context("spawn")  # a clean interpreter each, as a browser is its own program
-    ready, results = context.Barrier(len(roles)), context.Queue()
+    named = [(role, n, f"load-{tag}-{role}-{n}") for n, role in enumerate(roles)]
+    learners = [entry for entry in named if entry[0] != "static"]
+    size = max(1, args.per_process)
+    groups = [learners[i : i + size] for i in range(0, len(learners), size)]
+    groups += [[entry] for entry in named if entry[0] == "static"]
+    ready, results = context.Barrier(len(groups)), context.Queue()
     processes = [
-        context.Process(
-            target=act,
-            args=(role, n, base, f"load-{tag}-{role}-{n}", quizzes, args, seconds, ready, results),
-            daemon=True,
-        )
-        for n, role in enumerate(roles)
+        context.Process(target=act, args=(group, base, quizzes, args, seconds, ready, results), daemon=True)
+        for group in groups
     ]
     for process in processes:
         process.start()
     total = Stats()
     for _ in processes:
-        figures = results.get(timeout=seconds + args.drain_timeout + 120)
+        figures = results.get(timeout=seconds + args.drain_timeout + 600)
         if isinstance(figures, str):  # a learner could not sign up: nothing it measured would mean anything
             raise SystemExit(figures)
         total.merge(figures)
@@ -280,75 +298,7 @@ def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] * 1000 if len(values) > 1 else float("nan")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--seconds", type=float, default=40)
-    parser.add_argument("--drill-learners", type=int, default=8)
-    parser.add_argument(
-        "--pace",
-        type=float,
-        default=1.3,
-        help="answers a second per drill learner (1.3: the class this was first measured with, "
-        "418 answers in 40 s from 8 learners; 0: as fast as the site answers)",
-    )
-    parser.add_argument("--lab-learners", type=int, default=3)
-    parser.add_argument("--drain-timeout", type=float, default=600)
-    args = parser.parse_args()
-    base, tag = args.url.rstrip("/"), uuid.uuid4().hex[:6]
-    scout = Learner(base, Stats())
-    scout.sign_up(f"load-{tag}-scout")
-    quizzes = find_quizzes(scout)
-    if not quizzes:
-        raise SystemExit("no quiz drills found under /drills/; was the course content loaded?")
-    form, form_static = lightest_page(base)
-    idle = play(["idle-drill", "static"], base, tag + "i", quizzes, args, 8)
-    print(
-        f"load: {args.drill_learners} learners on {len(quizzes)} quiz drills "
-        f"({f'{args.pace:g} answers/s each' if args.pace else 'flat out'}), {args.lab_learners} resubmitting "
-        f"kv-sizing every second, {args.seconds:g} s against {base}, one process each",
-        flush=True,
-    )
-    load = play(
-        ["drill"] * args.drill_learners + ["lab"] * args.lab_learners + ["static"],
-        base,
-        tag,
-        quizzes,
-        args,
-        args.seconds,
-    )
-    health_status, health, _ = scout.request("/healthz")
-    page95, static95 = pct(load.page_s, 95), pct(load.static_s, 95)
-    idle_page95, idle_static95 = pct(idle.page_s, 95), pct(idle.static_s, 95)
-    print(f"requests           {load.requests}  (5xx or no answer: {load.server_errors})")
-    print(
-        f"lost answers       {load.lost_answers + load.never_graded}  (drill answers without a 2xx: "
-        f"{load.lost_answers}; runs never graded: {load.never_graded} of {len(load.runs)})"
-    )
-    print(f"verdicts           {load.verdicts}")
-    print(f"page latency       p50 {pct(load.page_s, 50):.0f} ms  p95 {page95:.0f} ms  ({len(load.page_s)} requests)")
-    print(
-        f"static file        p50 {pct(load.static_s, 50):.0f} ms  p95 {static95:.0f} ms  "
-        f"({len(load.static_s)} requests)"
-    )
-    print(f"page/static p95    {page95 / static95:.2f}x  (target <= 3x)")
-    print(
-        f"idle site, before  page p95 {idle_page95:.0f} ms, static p95 {idle_static95:.0f} ms: page/static "
-        f"{idle_page95 / idle_static95:.2f}x; the load made pages {page95 / idle_page95:.2f}x "
-        f"and the static file {static95 / idle_static95:.2f}x slower at p95"
-    )
-    form95, form_static95 = pct(form.page_s, 95), pct(form_static.static_s, 95)
-    print(
-        f"lightest page      the login form, idle, one client: p95 {form95:.1f} ms beside the static file's "
-        f"{form_static95:.1f} ms, {form95 / form_static95:.2f}x (every other page does more)"
-    )
-    print("by request         p50 / p95 ms, count")
-    for kind, values in sorted(load.by_kind.items(), key=lambda item: -pct(item[1], 95) if len(item[1]) > 1 else 0):
-        if len(values) > 1:
-            print(f"  {kind:<40} {pct(values, 50):6.0f} / {pct(values, 95):6.0f}  {len(values)}")
-    print(f"queue drained in   {load.drain_s:.1f} s after the load stopped")
-    print(f"/healthz           HTTP {health_status} {health.strip()}")
-
-
 if __name__ == "__main__":
+    from bench.class_size import main
+
     main()
