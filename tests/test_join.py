@@ -109,3 +109,19 @@ def test_the_docker_join_file_runs_compose_s_gpu_worker_alone_on_the_given_broke
     }
     same = {key: value for key, value in main.items() if key not in ("environment", "depends_on")}
     assert {key: value for key, value in lone.items() if key != "environment"} == same
+
+
+def test_a_broker_opened_to_other_hosts_keeps_its_password_across_restarts_and_a_private_one_does_not(
+    tmp_path, monkeypatch
+):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("supervise", ROOT / "scripts" / "supervise.py")
+    supervise = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(supervise)
+    monkeypatch.setattr(supervise, "VAR", tmp_path)
+    shared = supervise.broker_password(shared=True)
+    assert supervise.broker_password(shared=True) == shared and len(shared) == 32
+    assert (tmp_path / "broker.secret").stat().st_mode & 0o777 == 0o600
+    assert supervise.broker_password(shared=False) not in (shared, supervise.broker_password(shared=False))
+    assert supervise.join_address("10.0.0.5") == "10.0.0.5"
