@@ -125,3 +125,27 @@ def test_a_broker_opened_to_other_hosts_keeps_its_password_across_restarts_and_a
     assert (tmp_path / "broker.secret").stat().st_mode & 0o777 == 0o600
     assert supervise.broker_password(shared=False) not in (shared, supervise.broker_password(shared=False))
     assert supervise.join_address("10.0.0.5") == "10.0.0.5"
+
+
+def _compose() -> list[str] | None:
+    import shutil
+
+    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
+        return ["docker", "compose"]
+    return ["docker-compose"] if shutil.which("docker-compose") else None
+
+
+@pytest.mark.skipif(_compose() is None, reason="no docker compose client")
+def test_the_docker_join_file_is_valid_with_a_broker_and_refused_without_one():
+    command = [*_compose(), "-f", "docker-compose.join.yml", "config"]
+    given = subprocess.run(
+        command,
+        cwd=ROOT,
+        env={**os.environ, "BROKER_URL": "redis://:pw@10.0.0.5:6379/0"},
+        capture_output=True,
+        text=True,
+    )
+    assert given.returncode == 0 and "redis://:pw@10.0.0.5:6379/0" in given.stdout, given.stderr
+    env = {key: value for key, value in os.environ.items() if key != "BROKER_URL"}
+    missing = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert missing.returncode != 0 and "set BROKER_URL" in missing.stderr
