@@ -5,8 +5,9 @@
     python -m bench.load_mixed --url http://127.0.0.1:8000 --learners 10  # a site already running
 
 For each kind of settings (--sites: `embedded`, make run's own; `postgres`, the same on PostgreSQL at
---postgres-url) it starts a private site (bench/private_site.py), measures the idle site first (one
-learner answering flat out, and the static file), then a class of N at class pace (bench/learners.py).
+--postgres-url) it starts a private site (bench/private_site.py); before each class it measures the idle
+site (one learner answering flat out, and the static file), then the class of N at class pace
+(bench/learners.py).
 A class holds when page p95 <= 2x the idle site's page p95, with 0 5xx and 0 lost answers (a drill
 answer without a 2xx, a run never graded). --find-max doubles N from --learners while it holds, then
 halves the gap between the last class that held and the first that did not, down to --step.
@@ -77,7 +78,8 @@ def show(site: str, figures: dict) -> None:
         f"{figures['page_p95_over_idle']:.2f}x idle ({figures['idle_page_p95_ms']:.0f} ms), static "
         f"{figures['static_p95_over_idle']:.2f}x idle, drain {figures['drain_s']} s, client CPU "
         f"{100 * figures['client_cpu_share']:.0f}% of the box -> {'holds' if figures['holds'] else 'does not hold'}"
-        f"\n{'':14}slowest: {'; '.join(figures['slowest'])}",
+        f"\n{'':14}slowest: {'; '.join(figures['slowest'])}"
+        + ("; the static file slowed as much: the host was busy" if figures["static_p95_over_idle"] > LIMIT else ""),
         flush=True,
     )
 
@@ -88,11 +90,11 @@ def search(site: str, base: str, args) -> dict:
     quizzes = find_quizzes(scout)
     if not quizzes:
         raise SystemExit(f"{site}: no quiz drills under /drills/; was the course content loaded?")
-    idle = idle_baseline(base, uuid.uuid4().hex[:6], quizzes, args)
     steps = []
 
     def measure(n: int) -> bool:
-        steps.append(one_class(base, n, idle, quizzes, args))
+        idle = idle_baseline(base, uuid.uuid4().hex[:6], quizzes, args)  # again before each class: a shared
+        steps.append(one_class(base, n, idle, quizzes, args))  # host's load drifts between steps
         show(site, steps[-1])
         return steps[-1]["holds"]
 
