@@ -83,9 +83,17 @@ def broker_password(shared: bool) -> str:
     return path.read_text().strip()
 
 
+def listen_addresses(bind: str) -> list[str]:
+    """Loopback (this site's own processes) and BROKER_BIND; a wildcard covers loopback already, and Redis
+    cannot listen on both it and 127.0.0.1 at the same port."""
+    if bind in ("0.0.0.0", "::", "*"):
+        return [bind]
+    return ["127.0.0.1"] if bind == "127.0.0.1" else ["127.0.0.1", bind]
+
+
 def join_address(bind: str) -> str:
     """The address a second host uses for this one: the bound one, or this host's name for 0.0.0.0."""
-    return socket.getfqdn() if bind in ("0.0.0.0", "::") else bind
+    return socket.getfqdn() if bind in ("0.0.0.0", "::", "*") else bind
 
 
 PR_SET_PDEATHSIG = 1
@@ -243,6 +251,8 @@ def main() -> None:
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT") or free_port(8000))
     bind = os.environ.get("BROKER_BIND", "127.0.0.1")
+    if not (os.environ.get("BROKER_PORT") or "16379").isdigit():
+        raise SystemExit(f"!! BROKER_PORT must be a port number, not {os.environ['BROKER_PORT']!r}")
     redis_port = int(os.environ.get("BROKER_PORT") or free_port(16379))
     password = broker_password(shared=bind != "127.0.0.1")
     broker = f"redis://:{password}@127.0.0.1:{redis_port}/0"
@@ -264,8 +274,7 @@ def main() -> None:
                 "--port",
                 str(redis_port),
                 "--bind",
-                "127.0.0.1",
-                *([bind] if bind != "127.0.0.1" else []),  # BROKER_BIND: second grading hosts reach it there
+                *listen_addresses(bind),  # BROKER_BIND: where second grading hosts reach it
                 "--requirepass",
                 password,
                 "--save",

@@ -125,6 +125,9 @@ def test_a_broker_opened_to_other_hosts_keeps_its_password_across_restarts_and_a
     assert (tmp_path / "broker.secret").stat().st_mode & 0o777 == 0o600
     assert supervise.broker_password(shared=False) not in (shared, supervise.broker_password(shared=False))
     assert supervise.join_address("10.0.0.5") == "10.0.0.5"
+    assert supervise.listen_addresses("10.0.0.5") == ["127.0.0.1", "10.0.0.5"]
+    assert supervise.listen_addresses("0.0.0.0") == ["0.0.0.0"]  # loopback included: Redis refuses both
+    assert supervise.listen_addresses("127.0.0.1") == ["127.0.0.1"]
 
 
 def _compose() -> list[str] | None:
