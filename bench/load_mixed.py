@@ -11,8 +11,8 @@ site (one learner answering flat out, and the static file), then the class of N 
 A class holds when page p95 <= 2x the idle site's page p95, with 0 5xx and 0 lost answers (a drill
 answer without a 2xx, a run never graded). --find-max doubles N from --learners while it holds, then
 halves the gap between the last class that held and the first that did not, down to --step. A class
-that fails while the static file slowed past 2x as well (the host was busy, not only the site) is
-measured again, --busy-retries times.
+that fails while the static file slowed past 2x as well (the whole server saturated, or another
+process on a shared host) is measured again, --busy-retries times.
 Every figure is printed beside the idle baseline of the same run, as a ratio, with the client's own
 CPU time as a share of the box (the client runs at reduced priority, --client-nice).
 """
@@ -81,7 +81,11 @@ def show(site: str, figures: dict) -> None:
         f"{figures['static_p95_over_idle']:.2f}x idle, drain {figures['drain_s']} s, client CPU "
         f"{100 * figures['client_cpu_share']:.0f}% of the box -> {'holds' if figures['holds'] else 'does not hold'}"
         f"\n{'':14}slowest: {'; '.join(figures['slowest'])}"
-        + ("; the static file slowed as much: the host was busy" if figures["static_p95_over_idle"] > LIMIT else ""),
+        + (
+            "; the static file slowed as much: the server or the host was saturated"
+            if figures["static_p95_over_idle"] > LIMIT
+            else ""
+        ),
         flush=True,
     )
 
@@ -99,10 +103,10 @@ def search(site: str, base: str, args) -> dict:
             idle = idle_baseline(base, uuid.uuid4().hex[:6], quizzes, args)  # again before each class: a shared
             steps.append(one_class(base, n, idle, quizzes, args))  # host's load drifts between steps
             show(site, steps[-1])
-            busy = steps[-1]["static_p95_over_idle"] > LIMIT  # the host slowed, not only the site's pages
+            busy = steps[-1]["static_p95_over_idle"] > LIMIT  # everything slowed: perhaps a busy host, not the class
             if steps[-1]["holds"] or not busy or attempt == args.busy_retries:
                 return steps[-1]["holds"]
-            print(f"{'':14}measuring the class of {n} again: the host was busy", flush=True)
+            print(f"{'':14}measuring the class of {n} again, in case another process made the host busy", flush=True)
         return False
 
     held, failed, n = 0, 0, args.learners
