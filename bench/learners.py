@@ -189,16 +189,6 @@ def static_loop(learner: Learner, until: float) -> None:
         time.sleep(0.1)  # often enough that its p95 is not a handful of samples
 
 
-def lightest_page(base: str, times: int = 200) -> tuple[Stats, Stats]:
-    """The floor under page/static on this server: the login form (one template, no query, no session) and the
-    static file, asked in turn by one client on the idle site."""
-    form, static = Learner(base, Stats()), Learner(base, Stats())
-    for _ in range(times):
-        form.request("/accounts/login/")
-        static.request("/static/css/site.css", static=True)
-    return form.stats, static.stats
-
-
 def drain(learner: Learner, timeout: float) -> None:
     """After the load: wait until each of this learner's runs shows a verdict; note how long that took."""
     started, waiting, stats = time.monotonic(), list(learner.stats.runs), learner.stats
