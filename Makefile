@@ -1,8 +1,11 @@
-.PHONY: run test bench lint clean gpu-check
+.PHONY: run join test bench lint clean gpu-check
 SHELL := /bin/bash
 
 run:  ## set up everything (bubblewrap and redis-server too), then the site and its workers, supervised
 	@bash scripts/run.sh
+
+join:  ## a second grading host: only grading workers, on the first site's broker (BROKER_URL=redis://:pw@host:port/0)
+	@bash scripts/join.sh "$(BROKER_URL)"
 
 test:  ## the whole suite but the gpu marker
 	@bash scripts/test.sh

@@ -10,6 +10,10 @@ code plus its interpreter), so a ratio over 2 can be told apart: grader-side wor
 `--in-process` skips Django and the broker: it grades through the shell entry point's own code
 (`python -m gpu_worker.grade LAB FILE --mode submit`, called in this process), floor and grade
 measured in turns so both see the same load. Default lab there: ring-allreduce.
+
+`--burst N [--workers 1,2]`: N learners submit kv-sizing at the same instant; the time until the last
+verdict (the queue's drain) with 1 and then 2 grading workers (`make run`'s, or a second host's from
+`make join`: the same process on the same broker), how many runs each worker graded, and the ratio.
 """
 
 import argparse
@@ -164,13 +168,91 @@ def in_process(slugs: list[str], repeats: int) -> dict:
     return report
 
 
+def drain_burst(slug: str, runs: int, workers: int, folder: Path) -> dict:
+    """With `workers` grading workers and the web worker up: `runs` learners submit at once; seconds until
+    the last run is done, and how many each worker (by process id) graded."""
+    from django.contrib.auth import get_user_model
+
+    from health.models import WorkerHeartbeat
+    from labs.models import Lab, Submission
+    from labs.services import submission_create
+    from testing.workers import running_web_worker, running_worker, wait_until_finished
+
+    lab, source = Lab.objects.get(slug=slug), (FIXTURES / slug / "reference.py").read_text()
+    users = get_user_model().objects
+
+    def submit_all(tag: str, count: int) -> tuple[list, float]:
+        learners = [users.create_user(f"burst-{workers}-{tag}-{n}") for n in range(count)]
+        started = time.monotonic()
+        sent = [submission_create(learner=one, lab=lab, mode="submit", source=source) for one in learners]
+        done = [wait_until_finished(row, "is_done", timeout=600) for row in sent]
+        return done, time.monotonic() - started
+
+    WorkerHeartbeat.objects.all().delete()  # the last round's workers are gone
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(running_web_worker(folder))
+        for number in range(1, workers + 1):
+            stack.enter_context(running_worker("gpu_worker.celery_app", "gpu", folder, name=f"burst{number}"))
+        deadline = time.monotonic() + 120  # a ping is answered by any one worker: wait until each has beaten
+        while WorkerHeartbeat.objects.filter(name__startswith="burst").count() < workers:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"only some of the {workers} grading workers came up; see {folder}/worker-*.log")
+            time.sleep(0.3)
+        submit_all("warm", workers)  # each worker's first run loads what it keeps; not counted
+        done, drained = submit_all("burst", runs)
+    per_worker: dict[str, int] = {}
+    for row in Submission.objects.filter(pk__in=[row.pk for row in done]):
+        pid = str((row.result or {}).get("worker", {}).get("pid"))
+        per_worker[pid] = per_worker.get(pid, 0) + 1
+    turnaround = [(row.finished_at - row.queued_at).total_seconds() for row in done]
+    return {
+        "workers": workers,
+        "runs": runs,
+        "drain_s": round(drained, 2),
+        "runs_per_worker": sorted(per_worker.values(), reverse=True),
+        "verdicts": sorted({row.verdict for row in done}),
+        "turnaround": summary(turnaround),
+    }
+
+
+def burst(runs: int, worker_counts: list[int]) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix="lab-burst-"))
+    setup_django(folder)
+    from testing.workers import client_app, purge_queues
+
+    ensure_labs(["kv-sizing"])
+    purge_queues(client_app(), "gpu", "default")
+    report = {"burst": runs, "lab": "kv-sizing", "cores": os.cpu_count(), "rounds": []}
+    for workers in worker_counts:
+        report["rounds"].append(drain_burst("kv-sizing", runs, workers, folder))
+    print(
+        f"burst of {runs} kv-sizing submissions at once, {os.cpu_count()} cores; drain = first submit to last verdict"
+    )
+    first = report["rounds"][0]["drain_s"]
+    for round_ in report["rounds"]:
+        print(
+            f"  {round_['workers']} worker(s): drained in {round_['drain_s']:.1f} s "
+            f"({first / round_['drain_s']:.2f}x the first row's speed), runs per worker {round_['runs_per_worker']}, "
+            f"turnaround p50 {round_['turnaround']['p50_s']:.1f} s p95 {round_['turnaround']['p95_s']:.1f} s, "
+            f"verdicts {', '.join(round_['verdicts'])}"
+        )
+    return report
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--labs", default="", help="comma-separated slugs (default: every lab with a reference)")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     parser.add_argument("--in-process", action="store_true", help="grade in this process: no Django, no broker")
+    parser.add_argument("--burst", type=int, default=0, help="N learners submit at once (e.g. 20): the drain time")
+    parser.add_argument("--workers", default="1", help="with --burst: grading workers, e.g. 1, 2 or 1,2 (in turn)")
     args = parser.parse_args(argv)
+    if args.burst:
+        report = burst(args.burst, [int(n) for n in args.workers.split(",") if n.strip()])
+        if args.out:
+            args.out.write_text(json.dumps(report, indent=2))
+        return report
     available = sorted(path.parent.name for path in FIXTURES.glob("*/reference.py"))
     slugs = [slug for slug in args.labs.split(",") if slug] or available
     report = in_process(slugs, args.repeats) if args.in_process else through_broker(slugs, args.repeats)

@@ -10,7 +10,12 @@ killed worker cannot leave a second beat behind. Logs: var/<name>.log.
 Settings (environment): HOST, PORT, GRADING_WORKERS (runs graded at once; default 1 on a CUDA
 host, else half the cores, at most 4), GPU_WORKER_MEMORY_LIMIT (each grading worker's own memory, as
 docker-compose.yml's container limit: default 16g, Docker's units), WEB_PROCESSES (default: one per core, 2 to 4) and WEB_THREADS
-(default 4) for gunicorn.
+(default 4) for gunicorn. BROKER_BIND (an address of this host other hosts reach) opens the private
+Redis to second grading hosts: it keeps its password (var/broker.secret) and port (BROKER_PORT,
+default 16379) across restarts, and the supervisor prints the `make join` line for them.
+
+A second grading host runs scripts/join.py (`make join`): only the grading workers, supervised by
+this module's code, against the first site's broker.
 """
 
 import ctypes
@@ -53,10 +58,10 @@ def grading_workers() -> int:
     return max(1, min(4, (os.cpu_count() or 2) // 2))  # leave half the cores to the site
 
 
-def redis_answers(port: int, password: str) -> bool:
+def redis_answers(port: int, password: str, host: str = "127.0.0.1") -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-            sock.sendall(f"AUTH {password}\r\nPING\r\n".encode())
+        with socket.create_connection((host, port), timeout=0.5) as sock:
+            sock.sendall((f"AUTH {password}\r\n" if password else "").encode() + b"PING\r\n")
             answer = b""
             while b"PONG" not in answer and b"-" not in answer:
                 chunk = sock.recv(64)
@@ -91,6 +96,31 @@ def limit_own_memory(limit: int) -> None:
     as the sandbox's own choice for GPU hosts (gpu_worker/sandbox/process.py). Only the soft limit: the
     sandbox sets its own, for learner code, below or above this one; it counts per process, not the runs'."""
     resource.setrlimit(resource.RLIMIT_DATA, (limit, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+
+
+def broker_password(shared: bool) -> str:
+    """A new password each start; kept in var/broker.secret (0600) once other hosts join, so a restart
+    of this site does not lock out the grading hosts that joined it."""
+    if not shared:
+        return secrets.token_hex(16)
+    path = VAR / "broker.secret"
+    if not path.exists():
+        path.write_text(secrets.token_hex(16))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def listen_addresses(bind: str) -> list[str]:
+    """Loopback (this site's own processes) and BROKER_BIND; a wildcard covers loopback already, and Redis
+    cannot listen on both it and 127.0.0.1 at the same port."""
+    if bind in ("0.0.0.0", "::", "*"):
+        return [bind]
+    return ["127.0.0.1"] if bind == "127.0.0.1" else ["127.0.0.1", bind]
+
+
+def join_address(bind: str) -> str:
+    """The address a second host uses for this one: the bound one, or this host's name for 0.0.0.0."""
+    return socket.getfqdn() if bind in ("0.0.0.0", "::", "*") else bind
 
 
 PR_SET_PDEATHSIG = 1
@@ -197,12 +227,12 @@ def stop(children: list[Child], grace: float = 10.0) -> None:
                 child.kill_leftovers()
 
 
-def grading_worker(number: int, env: dict, level: str, memory_bytes: int) -> Child:
-    """Grading worker `number` as `make run` starts it: solo pool, nicer than the site, its own memory limit
-    (a bug decoding what a run sent ends this worker, which is started again, not the host)."""
+def grading_worker(number: int, env: dict, level: str, memory_bytes: int, prefix: str = "gpu") -> Child:
+    """Grading worker `number` as `make run` (or `make join`) starts it: solo pool, nicer than the site, its own
+    memory limit (a bug decoding what a run sent ends this worker, which is started again, not the host)."""
     argv = [str(BIN / "celery"), "-A", "gpu_worker.celery_app", "worker", "-Q", wire.GRADING_QUEUE, "--pool=solo"]
-    argv += ["-n", f"gpu{number}@%h", "--without-mingle", "--without-gossip", "-l", level]
-    return Child(f"gpu-worker-{number}", argv, env, niceness=10, memory_bytes=memory_bytes)
+    argv += ["-n", f"{prefix}{number}@%h", "--without-mingle", "--without-gossip", "-l", level]
+    return Child(f"{prefix}-worker-{number}", argv, env, niceness=10, memory_bytes=memory_bytes)
 
 
 def web_argv(host: str, port: int) -> list[str]:
@@ -227,11 +257,21 @@ def web_argv(host: str, port: int) -> list[str]:
     ]
 
 
+def grading_children(env: dict, level: str, prefix: str = "gpu") -> list[Child]:
+    """GRADING_WORKERS grading workers (one run at a time each), each with GPU_WORKER_MEMORY_LIMIT."""
+    memory = worker_memory_limit()
+    return [grading_worker(number, env, level, memory, prefix) for number in range(1, grading_workers() + 1)]
+
+
 def main() -> None:
     (VAR / "redis").mkdir(parents=True, exist_ok=True)
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT") or free_port(8000))
-    redis_port, password = free_port(16379), secrets.token_hex(16)
+    bind = os.environ.get("BROKER_BIND", "127.0.0.1")
+    if not (os.environ.get("BROKER_PORT") or "16379").isdigit():
+        raise SystemExit(f"!! BROKER_PORT must be a port number, not {os.environ['BROKER_PORT']!r}")
+    redis_port = int(os.environ.get("BROKER_PORT") or free_port(16379))
+    password = broker_password(shared=bind != "127.0.0.1")
     broker = f"redis://:{password}@127.0.0.1:{redis_port}/0"
     env = {**os.environ, "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": broker, "PYTHONUNBUFFERED": "1"}
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
@@ -251,7 +291,7 @@ def main() -> None:
                 "--port",
                 str(redis_port),
                 "--bind",
-                "127.0.0.1",
+                *listen_addresses(bind),  # BROKER_BIND: where second grading hosts reach it
                 "--requirepass",
                 password,
                 "--save",
@@ -292,8 +332,7 @@ def main() -> None:
     children.append(
         Child("beat", celery + ["-A", "config", "beat", "-s", str(VAR / "celerybeat-schedule"), "-l", level], env, 5)
     )
-    memory = worker_memory_limit()
-    children += [grading_worker(number, env, level, memory) for number in range(1, grading_workers() + 1)]
+    children += grading_children(env, level)
     children.append(Child("web", web_argv(host, port), env))
 
     stopping = False
@@ -329,6 +368,9 @@ def main() -> None:
                 "    logs: var/*.log. Press Ctrl-C to stop.",
                 flush=True,
             )
+            if bind != "127.0.0.1":
+                joined = f"redis://:{password}@{join_address(bind)}:{redis_port}/0"
+                print(f"    a second grading host joins with:\n      make join BROKER_URL={joined}", flush=True)
         if announced and not ready and time.monotonic() >= next_check:
             next_check = time.monotonic() + 3
             ready = _answers(f"{url}healthz")

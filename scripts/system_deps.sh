@@ -4,16 +4,17 @@
 # `apt-get update`). Otherwise: one line saying what to install, and exit 1.
 #   --optional  warn instead of failing (make test: tests that need them skip with the reason)
 #   --dry-run   say what would be installed, change nothing
+#   --worker    a grading host that joins another's broker (make join): bubblewrap only
 set -uo pipefail
-optional=0 dry=0
+optional=0 dry=0 worker=0
 for arg in "$@"; do
-  case "$arg" in --optional) optional=1 ;; --dry-run) dry=1 ;; esac
+  case "$arg" in --optional) optional=1 ;; --dry-run) dry=1 ;; --worker) worker=1 ;; esac
 done
 [ "${SYSTEM_DEPS_DRY_RUN:-0}" = 1 ] && dry=1
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+[ "$worker" = 1 ] || command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
