@@ -7,7 +7,7 @@ import torch
 
 from gpu_worker.contract import lab_limits
 from gpu_worker.engine.attention import paged_attention_decode as reference_attention
-from gpu_worker.graders import paged_inputs, paged_timing
+from gpu_worker.graders import paged_cases, paged_inputs, paged_timing
 from gpu_worker.graders.cases import attempt, figure, line
 from gpu_worker.graders.paged_roofline import add_roofline
 from gpu_worker.sandbox import LearnerError
@@ -36,7 +36,7 @@ def run_tests(session, report, rng: random.Random) -> None:
     dtypes = [torch.float32] + ([torch.float16, torch.bfloat16] if dev == "cuda" else [])
     cases = [(case, "public", torch.float32) for case in paged_inputs.public_cases()]
     if report.hidden_included:
-        cases += [(case, "hidden", dtype) for case in paged_inputs.hidden_cases(rng) for dtype in dtypes]
+        cases += [(case, "hidden", dtype) for case in paged_cases.hidden_cases(rng) for dtype in dtypes]
     names = []
     for case, visibility, dtype in cases:
         name = (case.name if visibility == "public" else f"hidden-{case.name}") + _dtype_suffix(dtype)

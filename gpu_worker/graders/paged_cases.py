@@ -106,3 +106,8 @@ def in_range(case: PagedCase) -> bool:
         and max(case.context_lens) <= MAX_CONTEXT
         and SCALE_RANGE[0] <= scale <= SCALE_RANGE[1]
     )
+
+
+def hidden_cases(rng: random.Random) -> list[PagedCase]:
+    """The GQA x block size grid, then every edge of the statement's ranges."""
+    return grid_cases(rng) + edge_cases(rng)

@@ -119,13 +119,6 @@ def public_cases() -> list[PagedCase]:
     ]
 
 
-def hidden_cases(rng: random.Random) -> list[PagedCase]:
-    """The GQA x block size grid, then every edge of the statement's ranges (gpu_worker/graders/paged_cases.py)."""
-    from gpu_worker.graders.paged_cases import edge_cases, grid_cases
-
-    return grid_cases(rng) + edge_cases(rng)
-
-
 def max_error(got: torch.Tensor, expected: torch.Tensor) -> tuple[float, tuple]:
     diff = (got.float() - expected.float()).abs()
     index = tuple(int(i) for i in torch.unravel_index(diff.argmax(), diff.shape))

@@ -333,11 +333,11 @@ def run_custom(sessions: list, report, custom) -> None:
     world, numel = checked["world_size"], checked["numel"]
     with torch.random.fork_rng():  # the input's own seed, leaving the grader's generator as it was
         torch.manual_seed(checked["seed"])
-        shards = _shards(world, numel, integers=checked["values"] == "integers")
+        shards = _shards(world, (numel,), torch.float32, integers=checked["values"] == "integers")
     exchange = Relay(sessions).run([shard.clone() for shard in shards], timeout=CASE_TIMEOUT_S)
     if exchange.timed_out or exchange.killed:
         return _stopped(report, custom_input.TEST, exchange, [])
-    passed, why, verdict = _judge(exchange, shards, numel)
+    passed, why, verdict = _judge(exchange, shards)
     expected = torch.stack(shards).sum(0)  # [numel]
     custom_input.tensor_rows(report, {rank: exchange.results.get(rank) for rank in range(world)}, expected)
     bound = bytes_bound(numel, world)

@@ -21,7 +21,6 @@ HIDDEN_KINDS = ("bursty", "long-tail", "memory-pressure")
 STEP_CAP_FACTOR = 4  # a trace must finish within 4x the steps static batching needs
 STALL_STEPS = 100  # this many steps in a row with requests present and nothing scheduled: it will never finish
 FULL_CREDIT_RATIO = 0.9  # throughput at 90% of the reference policy earns full credit
-board_replay = scheduler_board.board_replay  # the runner calls it once the graded sessions are closed
 
 
 class _LearnerFailed(BaseException):
@@ -254,3 +253,8 @@ def run_custom(session, report, custom) -> None:
         yours = "-" if mine is None else str(mine[key])
         custom_input.add_row(report, key.replace("_", " "), yours, str(theirs[key]), yours == str(theirs[key]))
     custom_input.finish(report, not why, verdict, why)
+
+
+def board_replay(source: str, report, limits) -> None:
+    """The leaderboard's replay (scheduler_board.py): the runner calls it once the graded sessions are closed."""
+    scheduler_board.board_replay(source, report, limits, run_workload)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from gpu_worker.engine.attention import paged_attention_decode
-from gpu_worker.graders import paged_inputs
+from gpu_worker.graders import paged_cases, paged_inputs
 
 
 @pytest.mark.sandbox
@@ -49,7 +49,7 @@ def test_cases_poison_what_must_not_be_read():
     assert (values[tables[0, 1].item()] == paged_inputs.POISON_VALUE).all()  # padding points at poison blocks
     output = paged_attention_decode(query, keys, values, tables, lens, scale)
     assert torch.isfinite(output).all() and output.abs().max() < 10
-    hidden = paged_inputs.hidden_cases(random.Random(0))
+    hidden = paged_cases.hidden_cases(random.Random(0))
     assert {1, 4, 8, 16} <= {c.group for c in hidden} and {1, 8, 16, 32, 64} <= {c.block_size for c in hidden}
 
 

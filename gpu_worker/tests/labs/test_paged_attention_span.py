@@ -1,7 +1,11 @@
 """paged-attention hidden cases span the statement: each wrong kernel fails on every seed, honest kernels never."""
 
+import json
 import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -38,7 +42,7 @@ def _kernel(name: str):
 def _first_failure(kernel, seed: int, stop: bool = True) -> list[str]:
     """The hidden cases of `seed` (float32, CPU, as the grader draws them) that `kernel` gets wrong."""
     rng, failed = random.Random(seed), []
-    for case in paged_inputs.hidden_cases(rng):
+    for case in paged_cases.hidden_cases(rng):
         args = paged_inputs.build(case, rng.randrange(2**31))
         try:
             passed, _ = paged_inputs.compare(kernel(*args), reference_attention(*args), 1e-4, 1e-3)
@@ -63,19 +67,31 @@ def test_the_reference_kernel_passes_every_hidden_case():
     assert all(_first_failure(kernel, seed, stop=False) == [] for seed in range(10))
 
 
-@pytest.mark.slow
-def test_the_engines_triton_kernel_passes_every_hidden_case_under_the_interpreter(monkeypatch):
-    monkeypatch.setitem(os.environ, "TRITON_INTERPRET", "1")
-    from gpu_worker.engine.triton_attention import paged_attention_decode_triton
+TRITON_CHECK = """
+import json
+from gpu_worker.engine.triton_attention import paged_attention_decode_triton
+from gpu_worker.tests.labs.test_paged_attention_span import _first_failure
+print(json.dumps(_first_failure(paged_attention_decode_triton, 0, stop=False)))
+"""
 
-    assert _first_failure(paged_attention_decode_triton, 0, stop=False) == []
+
+@pytest.mark.slow
+def test_the_engines_triton_kernel_passes_every_hidden_case_under_the_interpreter():
+    """In a process of its own: Triton reads TRITON_INTERPRET when it is first imported."""
+    root = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", TRITON_CHECK], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
 
 
 def test_every_submit_holds_every_edge_inside_the_statements_ranges():
     statement = (FIXTURES.parents[2] / "labs" / "content" / "paged-attention" / "statement.md").read_text()
     assert "## What the inputs can be" in statement
     for seed in range(300):
-        cases = paged_inputs.hidden_cases(random.Random(seed))
+        cases = paged_cases.hidden_cases(random.Random(seed))
         names = [case.name for case in cases]
         assert set(names) >= EDGES and len(names) == len(set(names))
         assert all(paged_cases.in_range(case) for case in cases), seed
@@ -113,4 +129,7 @@ def test_a_kernel_right_on_the_public_cases_but_not_on_an_edge_is_wrong_answer_o
     result = grade("paged-attention", source)
     assert result["verdict"] == "wrong_answer", result["message"]
     failed = {t["name"] for t in result["tests"] if not t["passed"]}
-    assert failed == {"hidden-scores-over-100"} | {n for n in failed if n.startswith("hidden-scores-over-100-")}
+    assert "hidden-scores-over-100" in failed, failed
+    # the timed calls' fresh inputs may reach such scores too; no other case is wrong
+    edge = {n for n in failed if n.startswith("hidden-scores-over-100")}
+    assert failed - edge <= {"timed-calls-match-the-reference"}, failed

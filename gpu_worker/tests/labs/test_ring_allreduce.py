@@ -9,7 +9,7 @@ import torch
 import torch.distributed as dist
 
 from gpu_worker.contract import CONTENT_DIR
-from gpu_worker.graders import kv_sizing, paged_inputs, ring_allreduce, ring_baseline
+from gpu_worker.graders import kv_sizing, paged_cases, paged_inputs, ring_allreduce, ring_baseline
 from gpu_worker.graders.ring_rules import bytes_bound
 
 
@@ -112,7 +112,7 @@ def test_test_names_are_unique_for_every_seed():
     for seed in range(2_000):
         rng = random.Random(seed)
         kv = [name for name, _, _ in kv_sizing.public_cases() + kv_sizing.hidden_cases(rng)]
-        paged = [case.name for case in paged_inputs.public_cases() + paged_inputs.hidden_cases(rng)]
+        paged = [case.name for case in paged_inputs.public_cases() + paged_cases.hidden_cases(rng)]
         assert len(kv) == len(set(kv)) and len(paged) == len(set(paged)), seed
 
 
