@@ -96,9 +96,9 @@ class SandboxProcess:
     def _deadline(self, used: "clock.Usage") -> float:
         if used.cpu_s >= self.limits.cpu_s:  # the run has had its CPU: its time is up now
             return time.monotonic()
-        own = self.started_at + self.limits.wall_s + self.grader_turns_s()
-        credit = used.waited_s + clock.STALLS.stalled_s() - self._stalled_at_start
-        return min(own + credit, self.started_at + clock.backstop_s(self.limits.wall_s))
+        grader_s = self.grader_turns_s() + clock.STALLS.stalled_s() - self._stalled_at_start  # not the run's time
+        own = self.started_at + self.limits.wall_s + grader_s
+        return min(own + used.waited_s, self.started_at + grader_s + clock.backstop_s(self.limits.wall_s))
 
     def current_deadline(self) -> float:
         return self.deadline

@@ -67,11 +67,22 @@ def _sandbox_started(pid: int) -> bool:
     return children.exists() and bool(children.read_text().split())
 
 
+PAUSED_GRADE = """
+import json, sys
+from gpu_worker.grading import grade_run
+print(json.dumps(grade_run(None, "kv-sizing", "submit", open(sys.argv[1]).read(), limits={"wall_s": 5.0})))
+"""
+
+
 @pytest.mark.sandbox
 @pytest.mark.slow
-def test_a_grader_stopped_for_longer_than_the_wall_limit_still_accepts_a_right_answer():
-    """kv-sizing's wall limit is 20 s; the grading process is stopped for 25 s while its sandbox runs."""
-    process = _grade("kv-sizing", nice=0)
+def test_a_grader_stopped_for_longer_than_the_runs_whole_backstop_still_accepts_a_right_answer():
+    """With a 5 s wall limit the backstop is 20 s; the grading process is stopped for 25 s while its sandbox
+    starts (as a worker paused with SIGSTOP, or starved): the stop is the grader's time, not the run's."""
+    reference = str(FIXTURES / "kv-sizing" / "reference.py")
+    process = subprocess.Popen(
+        [sys.executable, "-c", PAUSED_GRADE, reference], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + 60
     while not _sandbox_started(process.pid) and time.monotonic() < deadline:
         time.sleep(0.02)
