@@ -5,6 +5,7 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,3 +40,21 @@ def test_bootstrap_leaves_the_venv_readable_by_all_even_when_called_under_a_priv
         assert stat.S_IMODE(path.stat().st_mode) & 0o005 == 0o005, oct(path.stat().st_mode)
     assert stat.S_IMODE((site / "__init__.py").stat().st_mode) & 0o004
     assert os.access(python, os.X_OK)
+
+
+def test_the_worker_reports_a_venv_its_runs_cannot_read():
+    from gpu_worker.sandbox.isolation import unreadable_by_runs
+
+    top = Path(tempfile.mkdtemp(dir="/tmp"))  # pytest's own tmp folders are private to their user
+    try:
+        venv = top / "venv" / "lib"
+        venv.mkdir(parents=True)
+        top.chmod(0o700)  # above the venv: bubblewrap makes its own folders there
+        assert unreadable_by_runs([top / "venv", venv]) == ""
+        (top / "venv").chmod(0o700)
+        assert unreadable_by_runs([top / "venv", venv]) == str(top / "venv")
+        (top / "venv").chmod(0o755)
+        venv.chmod(0o700)
+        assert unreadable_by_runs([top / "venv", venv]) == str(venv)
+    finally:
+        shutil.rmtree(top)

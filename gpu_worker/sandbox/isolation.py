@@ -106,8 +106,14 @@ def sandbox_status() -> dict:
     only per-process limits (and a memory poller) do."""
     reason = _probe_bwrap(bwrap_binary())[1]
     level = sandbox_level()
+    closed = unreadable_by_runs(_run_reads()) if os.geteuid() == 0 else ""  # runs are another uid then
+    if closed:
+        reason = (
+            f"{closed} is not readable by the sandbox's uid, so learner code cannot import Python's packages: "
+            f"run `chmod -R go+rX {PYTHON_PREFIX}` (scripts/bootstrap.sh does it)"
+        )
     status = {
-        "ok": level != "none",
+        "ok": level != "none" and not closed,
         "level": level,
         "reason": reason,
         "run_bound": cgroup.describe(),
@@ -120,6 +126,30 @@ def sandbox_status() -> dict:
             f"isolation because {reason}"
         )
     return status
+
+
+def _run_reads() -> list[Path]:
+    """Folders a sandboxed run reads Python from: the venv (bound as it is) and torch's package in it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    torch_dir = Path(spec.origin).resolve().parent if spec is not None and spec.origin else None
+    return [PYTHON_PREFIX] + ([torch_dir] if torch_dir else [])
+
+
+def unreadable_by_runs(folders: list[Path]) -> str:
+    """The first folder others cannot enter and list: the first of `folders`, then every folder on the way
+    from it down to each of the others (the folders above it are bubblewrap's own inside the sandbox)."""
+    top = folders[0]
+    for folder in folders:
+        below = [path for path in reversed(folder.parents) if path.is_relative_to(top)] + [folder]
+        for path in below:
+            try:
+                if path.stat().st_mode & 0o005 != 0o005:
+                    return str(path)
+            except OSError:
+                return str(path)
+    return ""
 
 
 def sandbox_env(extra: dict | None = None) -> dict:
