@@ -47,14 +47,7 @@ def main(argv: list[str]) -> None:
     supervise.VAR.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "CELERY_BROKER_URL": url, "CELERY_RESULT_BACKEND": url, "PYTHONUNBUFFERED": "1"}
     children = supervise.grading_children(env, os.environ.get("WORKER_LOG_LEVEL", "warning"), prefix="joined")
-    stopping = False
-
-    def on_signal(signum, _frame):
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop = supervise.StopFlag()
     for child in children:
         child.start()
     where = urllib.parse.urlsplit(url)
@@ -63,7 +56,7 @@ def main(argv: list[str]) -> None:
         f"worker(s) (GRADING_WORKERS), logs under {supervise.VAR}/joined-worker-*.log. Press Ctrl-C to stop.",
         flush=True,
     )
-    while not stopping:
+    while not stop.set:
         for child in children:
             child.check()
         time.sleep(0.5)

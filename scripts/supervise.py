@@ -263,6 +263,18 @@ def grading_children(env: dict, level: str, prefix: str = "gpu") -> list[Child]:
     return [grading_worker(number, env, level, memory, prefix) for number in range(1, grading_workers() + 1)]
 
 
+class StopFlag:
+    """Set by SIGINT or SIGTERM: the supervisor's loop then ends and stops its children."""
+
+    def __init__(self):
+        self.set = False
+        signal.signal(signal.SIGINT, self._on_signal)
+        signal.signal(signal.SIGTERM, self._on_signal)
+
+    def _on_signal(self, signum, _frame) -> None:
+        self.set = True
+
+
 def main() -> None:
     (VAR / "redis").mkdir(parents=True, exist_ok=True)
     host = os.environ.get("HOST", "127.0.0.1")
@@ -335,14 +347,7 @@ def main() -> None:
     children += grading_children(env, level)
     children.append(Child("web", web_argv(host, port), env))
 
-    stopping = False
-
-    def on_signal(signum, _frame):
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop = StopFlag()
 
     children[0].start()
     for _ in range(100):
@@ -357,7 +362,7 @@ def main() -> None:
     url = f"http://{host}:{port}/"
     announced = ready = False
     since = next_check = time.monotonic()
-    while not stopping:
+    while not stop.set:
         for child in children:
             child.check()
         if not announced and _answers(f"{url}accounts/login/"):
