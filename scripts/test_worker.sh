@@ -2,8 +2,10 @@
 # The worker's own tests (no Django: gpu_worker/pytest.ini) with another Python, e.g. PYTHON=python3.12
 # (CI's second leg). Uses that Python as it is when it has torch, numpy, PyYAML and pytest; else a venv
 # in var/venv-<version> with the worker's lock: torch from a wheel on this disk, or, with
-# WORKER_TORCH_DOWNLOAD=1 (CI sets it), the CPU build from TORCH_CPU_INDEX (~200 MB, not PyPI's multi-GB
-# CUDA one). Where neither is possible it prints one SKIP line saying why and exits 0.
+# WORKER_TORCH_DOWNLOAD=1 (CI sets it), the CPU build from TORCH_CPU_INDEX (~200 MB) or, where that index
+# is unreachable, PyPI's own build of the same release (CUDA libraries included: about 3 GB to fetch, 4.7 GB
+# installed, kept in the venv for the next run). Where none is possible it prints one SKIP line saying why
+# and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3.12}
@@ -17,7 +19,7 @@ py=$PYTHON
 if ! "$PYTHON" -c "$needs" 2>/dev/null; then
   venv="var/venv-$version"
   py="$venv/bin/python"
-  if ! { [ -x "$py" ] && "$py" -c "$needs" 2>/dev/null; }; then
+  if ! { [ -x "$py" ] && "$py" -c "$needs, pytest_timeout" 2>/dev/null; }; then
     tag="cp${version/./}"
     if ls "$wheels"/torch-"$torch_pin"*-"$tag"-*.whl >/dev/null 2>&1; then
       how=local
@@ -25,17 +27,26 @@ if ! "$PYTHON" -c "$needs" 2>/dev/null; then
       echo "SKIP worker tests on Python $version: no torch $torch_pin for it on this disk" \
         "(WORKER_TORCH_DOWNLOAD=1 fetches the CPU build from $TORCH_CPU_INDEX)"
       exit 0
-    elif ! "$PYTHON" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=15)" \
+    elif "$PYTHON" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=15)" \
       "$TORCH_CPU_INDEX" >/dev/null 2>&1; then
-      echo "SKIP worker tests on Python $version: no torch $torch_pin for it on this disk and" \
-        "$TORCH_CPU_INDEX is unreachable"
-      exit 0
-    else
       how=download
+    elif "$PYTHON" -m pip download -q --no-deps --only-binary :all: -d "var/probe-$version" "torch==$torch_pin" \
+      >/dev/null 2>&1; then
+      how=pypi  # the wheel just fetched is installed from there below
+    else
+      echo "SKIP worker tests on Python $version: no torch $torch_pin for it on this disk, and neither" \
+        "$TORCH_CPU_INDEX nor the package index is reachable"
+      exit 0
     fi
     [ -x "$py" ] || "$PYTHON" -m venv "$venv"
     if [ "$how" = local ]; then
       "$venv/bin/pip" install -q -r requirements-worker.lock -r requirements-worker-test.txt
+    elif [ "$how" = pypi ]; then
+      echo "==> $venv: the worker's lock, with PyPI's torch $torch_pin ($TORCH_CPU_INDEX is unreachable;" \
+        "its CUDA libraries come too, about 3 GB)"
+      "$venv/bin/pip" install -q --find-links "var/probe-$version" -r requirements-worker.lock \
+        -r requirements-worker-test.txt
+      rm -rf "var/probe-$version"
     else
       echo "==> $venv: the worker's lock, with torch $torch_pin's CPU build from $TORCH_CPU_INDEX"
       grep -vE '^(torch|triton)==' requirements-worker.lock >"$venv/worker-cpu.lock"
