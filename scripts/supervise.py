@@ -347,7 +347,7 @@ def main() -> None:
     children += grading_children(env, level)
     children.append(Child("web", web_argv(host, port), env))
 
-    stop = StopFlag()
+    stopping = StopFlag()
 
     children[0].start()
     for _ in range(100):
@@ -362,7 +362,7 @@ def main() -> None:
     url = f"http://{host}:{port}/"
     announced = ready = False
     since = next_check = time.monotonic()
-    while not stop.set:
+    while not stopping.set:
         for child in children:
             child.check()
         if not announced and _answers(f"{url}accounts/login/"):

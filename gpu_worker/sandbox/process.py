@@ -1,6 +1,8 @@
 """Starts learner code in the sandbox (its own cgroup, seccomp filter), drains its output with a cap,
 and kills it on a deadline or when the run as a whole goes over its memory."""
 
+import functools
+import importlib.util
 import logging
 import os
 import resource
@@ -21,6 +23,17 @@ CHUNK = 65536
 
 NOFILE = 1024  # open files per sandboxed process
 USAGE_EVERY_S = 0.5
+
+
+@functools.cache
+def maps_cuda() -> bool:
+    """Whether a run's `import torch` maps CUDA's libraries: a GPU host, or a CUDA build of torch (PyPI's own,
+    an image's) on a host without one."""
+    if any(Path("/dev").glob("nvidia[0-9]*")):
+        return True
+    spec = importlib.util.find_spec("torch")
+    folders = spec.submodule_search_locations if spec else None
+    return bool(folders) and any((Path(folder) / "lib" / "libtorch_cuda.so").exists() for folder in folders)
 
 
 @dataclass
@@ -80,7 +93,7 @@ class SandboxProcess:
         self._uid = uids.Claim(uids.NOBODY)  # the run's own uid while it runs (uids.py)
         self._watch = None
         self._seccomp_fd = None
-        self.gpu_host = any(Path("/dev").glob("nvidia[0-9]*"))
+        self.maps_cuda = maps_cuda()
 
     @property
     def deadline(self) -> float:
@@ -179,9 +192,10 @@ class SandboxProcess:
         limits = self.limits
         cpu = int(limits.cpu_s)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        # CUDA reserves tens of GB of address space at init, so on GPU hosts cap data (writable
-        # private mappings) instead of the whole address space.
-        memory_limit = resource.RLIMIT_DATA if self.gpu_host else resource.RLIMIT_AS
+        # CUDA reserves tens of GB of address space at init, and a CUDA build of torch maps gigabytes of
+        # libraries at `import torch` even with no GPU, so there cap data (writable private mappings) instead
+        # of the whole address space; the run's cgroup, where there is one, bounds all it holds either way.
+        memory_limit = resource.RLIMIT_DATA if self.maps_cuda else resource.RLIMIT_AS
         resource.setrlimit(memory_limit, (limits.memory_bytes, limits.memory_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.nproc, limits.nproc))

@@ -1,5 +1,6 @@
 """The engine and attention benchmarks run end to end on a small workload and write what they promise."""
 
+import importlib.util
 import json
 
 from gpu_worker.bench import attention as attention_bench
@@ -38,13 +39,17 @@ def test_engine_benchmark_writes_json_and_html(tmp_path, capsys):
     assert {p["title"] for p in result["plots"]} and all("data" in p["figure"] for p in result["plots"])
     page = (tmp_path / "engine.html").read_text()
     assert "plotly.min.js" in page and "Plotly.newPlot" in page
-    hf = result["transformers_generate"]  # the baseline a user would pick: same weights, same requests
-    assert hf["output_tokens"] == paged["output_tokens"] and hf["throughput_tok_s"] > 0
-    assert paged["throughput_ratio_to_transformers"] == paged["throughput_tok_s"] / hf["throughput_tok_s"]
     step_ratio = paged["output_tokens_per_step"] / static["output_tokens_per_step"]
     assert paged["share_of_step_ratio"] == paged["throughput_ratio_to_static"] / step_ratio
     printed = capsys.readouterr().out
-    assert "x static" in printed and "x transformers generate" in printed
+    assert "x static" in printed
+    hf = result["transformers_generate"]  # the baseline a user would pick: same weights, same requests
+    if importlib.util.find_spec("transformers") is None:  # a GPU host's worker set need not carry it
+        assert hf is None and "transformers generate: not run (not installed" in printed
+    else:
+        assert hf["output_tokens"] == paged["output_tokens"] and hf["throughput_tok_s"] > 0
+        assert paged["throughput_ratio_to_transformers"] == paged["throughput_tok_s"] / hf["throughput_tok_s"]
+        assert "x transformers generate" in printed
     assert "fastest of 2 rounds" in printed and "of the step ratio reaches tokens per second" in printed
 
 
