@@ -46,6 +46,18 @@ def override_audit(*, cohort: Cohort, learner_id: int | None = None) -> QuerySet
     return rows.filter(learner_id=learner_id) if learner_id else rows
 
 
+def active_overrides(*, cohort_id: int, learner_ids) -> dict[tuple[int, str, str], ScoreOverride]:
+    """{(learner_id, kind, target_slug): the override that stands}: not undone, and the newest of several."""
+    active: dict[tuple[int, str, str], ScoreOverride] = {}
+    for override in (
+        ScoreOverride.objects.filter(cohort_id=cohort_id, learner_id__in=list(learner_ids), undone_at__isnull=True)
+        .select_related("created_by")
+        .order_by("created_at", "id")
+    ):
+        active[(override.learner_id, override.kind, override.target_slug)] = override  # newest wins
+    return active
+
+
 def extensions_in(*, cohort_id: int, learner_ids=None, lab_slug: str | None = None) -> QuerySet[Extension]:
     rows = Extension.objects.filter(cohort_id=cohort_id).select_related("learner", "created_by")
     if learner_ids is not None:

@@ -32,3 +32,15 @@ def own_terms(policy, extension=None):
         weight=policy.weight,
         extension=extension,
     )
+
+
+def late_penalty_pct(submitted_at: datetime, terms) -> float:
+    """Percent taken off: per started day after the due date, capped at 100; 100 after the late due date.
+
+    `terms` is anything with due_at, late_due_at and percent_per_day (a CohortLab, a LabTerms), or None."""
+    if terms is None or terms.due_at is None or submitted_at <= terms.due_at:
+        return 0.0
+    if terms.late_due_at is not None and submitted_at > terms.late_due_at:
+        return 100.0
+    days = -(-(submitted_at - terms.due_at).total_seconds() // 86400)  # started days: the ceiling
+    return min(100.0, days * terms.percent_per_day)

@@ -15,11 +15,6 @@ DEFAULT_LAB_MAX = 1.0  # the worker's max_score when a lab has no scored submiss
 MODULE_MAX = 100.0  # module overrides are a mastery percentage
 
 
-def late_penalty_pct(submitted_at: datetime, policy: CohortLab | None) -> float:
-    """Percent taken off (the rule lives in labs, so learners see the figure this gradebook uses)."""
-    return sources.late_penalty_pct(submitted_at, policy)
-
-
 @dataclass
 class LabGrade:
     raw: float | None = None  # best score before the late policy
@@ -131,17 +126,6 @@ def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> lis
     ]
 
 
-def _active_overrides(cohort: Cohort, user_ids) -> dict[tuple[int, str, str], ScoreOverride]:
-    active: dict[tuple[int, str, str], ScoreOverride] = {}
-    for override in (
-        ScoreOverride.objects.filter(cohort=cohort, learner_id__in=user_ids, undone_at__isnull=True)
-        .select_related("created_by")
-        .order_by("created_at", "id")
-    ):
-        active[(override.learner_id, override.kind, override.target_slug)] = override  # newest wins
-    return active
-
-
 def _latest(*times) -> datetime | None:
     present = [time for time in times if time is not None]
     return max(present) if present else None
@@ -161,7 +145,7 @@ def cohort_gradebook(cohort: Cohort, *, learner_ids=None) -> Gradebook:
         (ext.learner_id, ext.lab_slug): ext for ext in cohort_reads.extensions_in(cohort_id=cohort.pk, learner_ids=ids)
     }
     lab_grades = _lab_grades(submits, {lab["slug"]: lab["policy"] for lab in labs if lab["policy"]}, extensions)
-    overrides = _active_overrides(cohort, ids)
+    overrides = cohort_reads.active_overrides(cohort_id=cohort.pk, learner_ids=ids)
     mastery, reads = sources.mastery_for_users(ids), sources.sections_read_counts(ids)
     last_read, last_attempt = sources.last_read_at(ids), sources.last_attempt_at(ids)
     last_submit = sources.last_submission_at(ids)

@@ -9,6 +9,7 @@ from datetime import datetime
 from course import selectors as course
 from drills import selectors as drills
 from labs import feedback as lab_feedback
+from labs import grades as lab_grades
 from labs import selectors as labs
 from labs import services as lab_services
 from labs.models import Submission
@@ -70,18 +71,14 @@ def lab_rows() -> list[dict]:
 
 
 def scored_submits(user_ids) -> list[dict]:
-    """Every finished, scored submit of these learners: the rows the late policy judges one by one (1 query)."""
-    return labs.scored_submit_rows(user_ids=user_ids)
-
-
-def late_penalty_pct(submitted_at: datetime, policy) -> float:
-    return labs.late_penalty_pct(submitted_at=submitted_at, policy=policy)
+    """Every finished, scored submit of these learners: the rows the late rule judges one by one (1 query)."""
+    return lab_grades.scored_submit_rows(user_ids=user_ids)
 
 
 def penalised_best(rows: list[dict], policies: dict, extensions: dict) -> dict[tuple[int, str], dict]:
-    """{(learner_id, lab_slug): LabGrade fields}: the late rule applied submit by submit, in labs' selectors,
-    each learner's by their own terms (`extensions`: {(learner_id, lab_slug): Extension})."""
-    return labs.penalised_best(rows, policies, extensions)
+    """{(learner_id, lab_slug): LabGrade fields}: the late rule applied submit by submit (labs.grades), each
+    learner's by their own terms (`extensions`: {(learner_id, lab_slug): Extension})."""
+    return lab_grades.penalised_best(rows, policies, extensions)
 
 
 def last_submission_at(user_ids) -> dict[int, datetime]:

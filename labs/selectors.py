@@ -1,13 +1,12 @@
-"""Reads for labs: the catalogue, learners' submissions and best scores, the queue (also for `instructor`)."""
+"""Reads for labs: the catalogue, learners' submissions, the queue, drafts (also for `instructor`). The score
+that counts is labs.grades; a result as the pages show it is labs.result_view."""
 
 from django.db.models import Count, Max, Min, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
-from cohorts import selectors as cohort_reads
-from cohorts.models import CohortLab, Membership, ScoreOverride
-from cohorts.terms import own_terms
 from common.readcache import remember_content
+from labs import grades
 from labs.models import Lab, LabDraft, Submission
 
 Status = Submission.Status
@@ -115,29 +114,6 @@ def submission_visible_to(*, user, submission_id: int, is_instructor: bool) -> S
     return rows.select_related("learner").filter(readers).distinct().first()
 
 
-def best_scores(*, user_ids, lab_slugs=None) -> dict:
-    """{(user_id, lab_slug): {"score", "max_score", "submitted_at", "submission_id"}} over scored submits.
-
-    A regraded submission counts with its newest finished regrade's score (`submission_id` is the row
-    whose score counts); `submitted_at` is when the learner submitted. Ties keep the earliest submission."""
-    rows = Submission.objects.filter(
-        learner_id__in=list(user_ids), mode=Submission.Mode.SUBMIT, status=Status.DONE, score__isnull=False
-    ).values("id", "learner_id", "lab__slug", "score", "max_score", "created_at", "regrade_of_id", "finished_at")
-    if lab_slugs is not None:
-        rows = rows.filter(lab__slug__in=list(lab_slugs))
-    best: dict = {}
-    for row in counted_submits(list(rows)):  # oldest first, so a tie keeps the earliest
-        key = (row["learner_id"], row["lab__slug"])
-        if key not in best or row["score"] > best[key]["score"]:
-            best[key] = {
-                "score": row["score"],
-                "max_score": row["max_score"],
-                "submitted_at": row["submitted_at"],
-                "submission_id": row["id"],
-            }
-    return best
-
-
 def runs_ahead_of(submission: Submission) -> int:
     """How many waiting runs were sent before this one (what the worker serves first)."""
     return Submission.objects.filter(
@@ -157,74 +133,12 @@ def queue_stats() -> dict:
     }
 
 
-def result_for_learner(submission: Submission) -> dict:
-    """The result JSON in the shape the pages show. What a learner may see of a hidden test is the worker's
-    decision (gpu_worker.graders.result.Report writes a hidden test's message only when it is meant to be
-    read), so every test's message is shown as the worker sent it."""
-    result = submission.result or {}
-    tests = []
-    for test in result.get("tests") or []:
-        if not isinstance(test, dict):
-            continue
-        public = test.get("visibility") == "public"
-        tests.append(
-            {
-                "name": test.get("name", ""),
-                "visibility": "public" if public else "hidden",
-                "passed": test.get("passed"),
-                "score": test.get("score"),
-                "max_score": test.get("max_score"),
-                "message": str(test.get("message") or ""),
-            }
-        )
-    plots = [
-        plot for plot in result.get("plots") or [] if isinstance(plot, dict) and isinstance(plot.get("figure"), dict)
-    ]
-    metrics = result.get("metrics") if isinstance(result.get("metrics"), dict) else {}
-    counts = {
-        kind: (
-            sum(1 for t in tests if t["visibility"] == kind and t["passed"]),
-            sum(1 for t in tests if t["visibility"] == kind),
-        )
-        for kind in ("public", "hidden")
-    }
-    scalars, tables = metrics_for_display(metrics)
-    return {
-        "tests": tests,
-        "counts": counts,
-        "plots": plots,
-        "metrics": scalars,
-        "metric_tables": tables,
-        "stdout": str(result.get("stdout") or ""),
-        "worker": result.get("worker") if isinstance(result.get("worker"), dict) else {},
-    }
-
-
-def metrics_for_display(metrics: dict) -> tuple[dict, list[dict]]:
-    """Scalars as name/value rows; nested groups (e.g. trace -> system -> metric) as small tables
-    with one column per system and one row per metric, instead of a raw dict on the page."""
-    scalars, tables = {}, []
-    for name, value in metrics.items():
-        if not isinstance(value, dict):
-            scalars[name] = value
-            continue
-        groups = value if all(isinstance(v, dict) for v in value.values()) and value else {"": value}
-        for group, columns in groups.items():
-            if not all(isinstance(v, dict) for v in columns.values()):
-                columns = {"value": columns}
-            headers = list(columns)
-            row_names = list(dict.fromkeys(key for column in columns.values() for key in column))
-            rows = [[row] + [columns[h].get(row, "") for h in headers] for row in row_names]
-            tables.append({"title": f"{name} · {group}" if group else name, "headers": headers, "rows": rows})
-    return scalars, tables
-
-
 def lab_overview(*, learner) -> list[dict]:
     """Each lab with the learner's status ("not started", "tried", "waiting", "solved") and best score."""
     labs = list(lab_list())
     if not learner.is_authenticated:
         return [{"lab": lab, "status": "", "best": None} for lab in labs]
-    best = best_scores(user_ids=[learner.pk])
+    best = grades.best_scores(user_ids=[learner.pk])
     touched = set(Submission.objects.filter(learner=learner).values_list("lab_id", flat=True).order_by().distinct())
     waiting = set(
         Submission.objects.filter(learner=learner, status__in=[Status.QUEUED, Status.RUNNING])
@@ -246,124 +160,9 @@ def lab_overview(*, learner) -> list[dict]:
     return overview
 
 
-# --- the score that counts: one late rule for the gradebook and the learner's own pages ---------------
-
-
-def late_penalty_pct(*, submitted_at, policy) -> float:
-    """Percent taken off: per started day after the due date, capped at 100; 100 after the late due date.
-
-    `policy` is anything with due_at, late_due_at and percent_per_day (a cohort's CohortLab), or None."""
-    if policy is None or policy.due_at is None or submitted_at <= policy.due_at:
-        return 0.0
-    if policy.late_due_at is not None and submitted_at > policy.late_due_at:
-        return 100.0
-    days = -(-(submitted_at - policy.due_at).total_seconds() // 86400)  # started days: the ceiling
-    return min(100.0, days * policy.percent_per_day)
-
-
-def counted_submits(rows: list[dict]) -> list[dict]:
-    """One row per original submission: its newest finished regrade's score, dated when the learner
-    submitted (`submitted_at`), oldest first. Rows are `values()` of finished, scored submits."""
-    originals = {row["id"]: row for row in rows if row["regrade_of_id"] is None}
-    missing = {row["regrade_of_id"] for row in rows if row["regrade_of_id"]} - set(originals)
-    submitted_at = dict(Submission.objects.filter(pk__in=missing).values_list("id", "created_at")) if missing else {}
-    submitted_at.update({pk: row["created_at"] for pk, row in originals.items()})
-    counted: dict[int, dict] = {}
-    # finished_at orders regrades; a row fixed by hand may lack it, so its creation time stands in.
-    for row in sorted(rows, key=lambda r: (r["finished_at"] or r["created_at"], r["id"])):
-        root = row["regrade_of_id"] or row["id"]
-        if row["regrade_of_id"] or root not in counted:
-            counted[root] = {**row, "submitted_at": submitted_at.get(root, row["created_at"])}
-    return sorted(counted.values(), key=lambda row: (row["submitted_at"], row["id"]))
-
-
-def penalised_best(rows: list[dict], policies: dict, extensions: dict | None = None) -> dict[tuple[int, str], dict]:
-    """{(learner_id, lab_slug): {raw, late_final, penalty_pct, submission_id, submitted_at, max_score}}.
-
-    Each counted submit is judged on its own date, so an on-time 0.6 beats a late 1.0 at 50% a day, by the
-    learner's own terms (`extensions`: {(learner_id, lab_slug): Extension}); `raw` is the best score before
-    the late rule. The instructor gradebook reads these same figures."""
-    best: dict[tuple[int, str], dict] = {}
-    extensions = extensions or {}
-    for row in counted_submits(rows):
-        key = (row["learner_id"], row["lab__slug"])
-        grade = best.setdefault(
-            key,
-            {
-                "raw": None,
-                "late_final": None,
-                "penalty_pct": 0.0,
-                "submission_id": None,
-                "submitted_at": None,
-                "max_score": 1.0,
-            },
-        )
-        terms = own_terms(policies.get(row["lab__slug"]), extensions.get(key))
-        penalty = late_penalty_pct(submitted_at=row["submitted_at"], policy=terms)
-        penalised = row["score"] * (1 - penalty / 100)
-        if grade["raw"] is None or row["score"] > grade["raw"]:
-            grade["raw"] = row["score"]
-        if grade["late_final"] is None or penalised > grade["late_final"]:
-            grade.update(
-                late_final=penalised,
-                penalty_pct=penalty,
-                submission_id=row["id"],
-                submitted_at=row["submitted_at"],
-                max_score=row["max_score"] or 1.0,
-            )
-    return best
-
-
-def scored_submit_rows(*, user_ids) -> list[dict]:
-    """Every finished, scored submit of these learners as the rows the late rule judges (1 query)."""
-    return list(
-        Submission.objects.filter(
-            learner_id__in=list(user_ids), mode=Submission.Mode.SUBMIT, status=Status.DONE, score__isnull=False
-        ).values("id", "learner_id", "lab__slug", "score", "max_score", "created_at", "finished_at", "regrade_of_id")
-    )
-
-
-def lab_standing(*, learner) -> dict[str, dict]:
-    """Per lab slug, what a learner sees of their grade in the cohort they joined last: their own due dates
-    (an extension moves them) and, once the instructor released the lab's grades, the score that counts,
-    the same figure as the instructor gradebook's `final`. Until then `released` is False and the
-    figures of the cohort's grade (final, penalty, override) are None; without a cohort nothing is held back."""
-    if not learner.is_authenticated:
-        return {}
-    membership = Membership.objects.filter(learner=learner).order_by("-joined_at", "-id").first()
-    policies, overrides, extensions, releases = {}, {}, {}, None
-    if membership:
-        cohort_id = membership.cohort_id
-        policies = {policy.lab_slug: policy for policy in CohortLab.objects.filter(cohort_id=cohort_id)}
-        for override in ScoreOverride.objects.filter(
-            cohort_id=cohort_id, learner=learner, kind=ScoreOverride.Kind.LAB, undone_at__isnull=True
-        ).order_by("created_at", "id"):
-            overrides[override.target_slug] = override  # newest wins, as in the gradebook
-        extensions = {
-            (learner.pk, ext.lab_slug): ext
-            for ext in cohort_reads.extensions_in(cohort_id=cohort_id, learner_ids=[learner.pk])
-        }
-        releases = cohort_reads.releases_in(cohort_id=cohort_id)
-    best = penalised_best(scored_submit_rows(user_ids=[learner.pk]), policies, extensions)
-    standing = {}
-    for slug in set(policies) | set(overrides) | {key[1] for key in best}:
-        grade, override = best.get((learner.pk, slug), {}), overrides.get(slug)
-        released = releases is None or slug in releases
-        standing[slug] = {
-            "policy": own_terms(policies.get(slug), extensions.get((learner.pk, slug))),
-            "released": released,
-            "override": override if released else None,
-            "raw": grade.get("raw"),
-            "penalty_pct": grade.get("penalty_pct", 0.0) if released else None,
-            "final": (override.score if override else grade.get("late_final")) if released else None,
-            "max_score": override.max_score if override and released else grade.get("max_score", 1.0),
-        }
-    return standing
-
-
 def labs_for_learner(*, learner) -> list[dict]:
     """The catalogue as `lab_overview` gives it, each item with its `standing` (deadline and counted score)."""
-    standing = lab_standing(learner=learner)
+    standing = grades.lab_standing(learner=learner)
     return [{**item, "standing": standing.get(item["lab"].slug)} for item in lab_overview(learner=learner)]
 
 

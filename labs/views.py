@@ -13,8 +13,9 @@ from accounts.roles import is_instructor
 from common.polling import polled_page
 from gpu_worker.contract import custom_input
 from health.status import grading_status
-from labs import board_standing, feedback, selectors
+from labs import board_standing, feedback, grades, selectors
 from labs.models import Lab
+from labs.result_view import result_for_learner
 from labs.services import SubmissionRefused, draft_save, submission_create
 
 
@@ -106,9 +107,9 @@ def _detail_page(request, lab: Lab, *, editor: dict, error: str = "", custom_tex
         "error": error,
         **listed,
         **editor,
-        "standing": selectors.lab_standing(learner=request.user).get(lab.slug),
+        "standing": grades.lab_standing(learner=request.user).get(lab.slug),
         "panel_submission": latest,
-        "view": selectors.result_for_learner(latest) if latest and latest.is_done else None,
+        "view": result_for_learner(latest) if latest and latest.is_done else None,
         "ahead": selectors.runs_ahead_of(waiting) if waiting else None,
         "grading": grading_status(),
         "show_reason": is_instructor(request.user),
@@ -149,7 +150,7 @@ def submission(request, pk):
         raise Http404("No such submission.")
     context = {
         "submission": found,
-        "view": selectors.result_for_learner(found) if found.is_done else None,
+        "view": result_for_learner(found) if found.is_done else None,
         "ahead": None if found.is_done else selectors.runs_ahead_of(found),
         "standing": board_standing.standing(submission=found) if found.is_done else "",
         **feedback_context(found, user=request.user),

@@ -7,9 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cohorts.models import CohortLab, ScoreOverride
-from instructor.gradebook import cohort_gradebook, late_penalty_pct
+from cohorts.terms import late_penalty_pct
+from instructor.gradebook import cohort_gradebook
 from instructor.tests import factories
-from labs import selectors as lab_selectors
+from labs import grades as lab_grades
 
 DUE = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -91,7 +92,7 @@ def test_raw_best_agrees_with_the_labs_selector(cohort, learner):
     factories.submission(learner, "lab-2", 2.0, max_score=4.0, at=DUE)
     factories.submission(learner, "lab-2", None, mode="run", at=DUE)
     book = cohort_gradebook(cohort).rows[0]
-    best = lab_selectors.best_scores(user_ids=[learner.pk])
+    best = lab_grades.best_scores(user_ids=[learner.pk])
     for slug in ("lab-1", "lab-2"):
         assert book.labs[slug].raw == best[(learner.pk, slug)]["score"]
         assert book.labs[slug].max_score == best[(learner.pk, slug)]["max_score"]

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from labs import selectors
+from labs import grades, selectors
 from labs.models import Submission
 from labs.tests.factories import LabFactory, SubmissionFactory, UserFactory
 
@@ -35,12 +35,12 @@ def test_best_scores_take_the_best_submit_only():
     _done(ada, kv, None, mode="run")
     SubmissionFactory(learner=ada, lab=sched)  # queued: no score yet
     _done(bob, sched, 0.3)
-    scores = selectors.best_scores(user_ids=[ada.pk, bob.pk])
+    scores = grades.best_scores(user_ids=[ada.pk, bob.pk])
     assert set(scores) == {(ada.pk, "kv-sizing"), (bob.pk, "scheduler")}
     assert scores[(ada.pk, "kv-sizing")]["score"] == 0.9
     assert scores[(ada.pk, "kv-sizing")]["submission_id"] == best.pk
     assert scores[(ada.pk, "kv-sizing")]["max_score"] == 1.0
-    assert selectors.best_scores(user_ids=[ada.pk, bob.pk], lab_slugs=["scheduler"]).keys() == {(bob.pk, "scheduler")}
+    assert grades.best_scores(user_ids=[ada.pk, bob.pk], lab_slugs=["scheduler"]).keys() == {(bob.pk, "scheduler")}
 
 
 def test_newest_regrade_wins_even_when_lower():
@@ -49,7 +49,7 @@ def test_newest_regrade_wins_even_when_lower():
     first = _done(ada, kv, 0.5, regrade_of=original)
     newest = _done(ada, kv, 0.25, regrade_of=original)
     Submission.objects.filter(pk=first.pk).update(finished_at=timezone.now() - timedelta(minutes=5))
-    [(key, value)] = selectors.best_scores(user_ids=[ada.pk]).items()
+    [(key, value)] = grades.best_scores(user_ids=[ada.pk]).items()
     assert value["score"] == 0.25 and value["submission_id"] == newest.pk
     assert value["submitted_at"] == original.created_at
 
@@ -58,7 +58,7 @@ def test_a_regrade_waiting_keeps_the_old_score():
     ada, kv = UserFactory(), LabFactory()
     original = _done(ada, kv, 0.7)
     SubmissionFactory(learner=ada, lab=kv, regrade_of=original)
-    assert selectors.best_scores(user_ids=[ada.pk])[(ada.pk, "kv-sizing")]["score"] == 0.7
+    assert grades.best_scores(user_ids=[ada.pk])[(ada.pk, "kv-sizing")]["score"] == 0.7
 
 
 def test_submissions_for_filters(django_assert_num_queries):
@@ -86,7 +86,7 @@ def test_queue_stats():
 
 
 def test_nested_metrics_become_tables_with_a_column_per_system():
-    from labs.selectors import metrics_for_display
+    from labs.result_view import metrics_for_display
 
     scalars, tables = metrics_for_display(
         {

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from cohorts.models import Cohort, CohortLab, GradeRelease, Membership, ScoreOverride
 from instructor.gradebook import cohort_gradebook
-from labs import selectors
+from labs import grades
 from labs.models import Submission
 from labs.tests.factories import LabFactory
 
@@ -71,7 +71,7 @@ def test_an_on_time_lower_score_can_be_the_one_that_counts(learner, lab, cohort)
     submit(learner, lab, 0.6, DUE - timedelta(hours=1))
     submit(learner, lab, 1.0, DUE + timedelta(days=2))  # after the late due date: 0
     release(cohort, lab)
-    standing = selectors.lab_standing(learner=learner)[lab.slug]
+    standing = grades.lab_standing(learner=learner)[lab.slug]
     grade = cohort_gradebook(cohort).rows[0].labs[lab.slug]
     assert (standing["final"], standing["raw"], standing["penalty_pct"]) == (grade.final, grade.raw, grade.penalty_pct)
     assert (standing["final"], standing["raw"]) == (0.6, 1.0)
