@@ -24,33 +24,36 @@ class SubmissionRefused(Exception):
     """A submission the limits refuse; the message is shown to the learner as is."""
 
 
-def check_submitted_text(source) -> str:
-    """The source as text before it is queued: UTF-8, not empty, within the size cap; else SubmissionRefused
-    with a plain message. Whether it is valid Python is the worker's check (a compile_error verdict)."""
+NOT_UTF8 = "Your code is not valid UTF-8 text; save the file as UTF-8 and try again."
+
+
+def source_text(source, *, allow_empty: bool = False) -> str:
+    """The editor's text as it is stored and sent: UTF-8, within the size cap, not empty (unless
+    `allow_empty`, as a draft may be); else SubmissionRefused with a plain message. Whether it is valid
+    Python is the worker's check (a compile_error verdict)."""
     limit = MAX_SOURCE_BYTES
+    too_big = "Your code is {:,} bytes; the limit is " + f"{limit // 1024} KB."
     if isinstance(source, bytes):
         if len(source) > limit:
-            raise SubmissionRefused(f"Your code is {len(source):,} bytes; the limit is {limit // 1024} KB.")
+            raise SubmissionRefused(too_big.format(len(source)))
         try:
             source = source.decode("utf-8")
         except UnicodeDecodeError:
-            raise SubmissionRefused(
-                "Your code is not valid UTF-8 text; save the file as UTF-8 and try again."
-            ) from None
+            raise SubmissionRefused(NOT_UTF8) from None
     if not isinstance(source, str):
         raise SubmissionRefused("No code was sent.")
     source = source.replace("\r\n", "\n")  # browsers post a textarea's lines with CRLF
     if "\ufffd" in source or "\x00" in source:  # what a form decoder leaves of bytes that were not UTF-8
-        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
+        raise SubmissionRefused(NOT_UTF8)
     size = len(source.encode("utf-8", errors="surrogatepass"))
     if size > limit:
-        raise SubmissionRefused(f"Your code is {size:,} bytes; the limit is {limit // 1024} KB.")
-    if not source.strip():
+        raise SubmissionRefused(too_big.format(size))
+    if not allow_empty and not source.strip():
         raise SubmissionRefused("Your code is empty; write the functions the contract asks for first.")
     try:
-        source.encode("utf-8")
+        source.encode("utf-8")  # a lone surrogate would fail in the database instead
     except UnicodeEncodeError:
-        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.") from None
+        raise SubmissionRefused(NOT_UTF8) from None
     return source
 
 
@@ -73,7 +76,7 @@ def submission_create(*, learner, lab: Lab, mode: str, source, custom_text: str 
     learner's own input instead of the public cases (JSON, see check_custom_input)."""
     if mode not in Submission.Mode.values:
         raise SubmissionRefused(f"Unknown mode {mode!r}; use Run or Submit.")
-    source = check_submitted_text(source)
+    source = source_text(source)
     custom = check_custom_input(lab=lab, mode=mode, text=custom_text)
     cap = settings.LABS["HOURLY_CAP"]
     own = Submission.objects.filter(learner=learner, regrade_of__isnull=True).aggregate(
@@ -229,19 +232,7 @@ def _capped(text: str, limit: int) -> str:
 def draft_save(*, learner, lab: Lab, source) -> LabDraft:
     """Keep the editor's text for this learner and lab; SubmissionRefused (plain message) when it is not text
     or is over the size limit. An empty draft is kept: the learner may have cleared the editor on purpose."""
-    if not isinstance(source, str):
-        raise SubmissionRefused("No code was sent.")
-    source = source.replace("\r\n", "\n")
-    if "\ufffd" in source or "\x00" in source:
-        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.")
-    limit = MAX_SOURCE_BYTES
-    size = len(source.encode("utf-8", errors="surrogatepass"))
-    if size > limit:
-        raise SubmissionRefused(f"Your code is {size:,} bytes; the limit is {limit // 1024} KB.")
-    try:
-        source.encode("utf-8")  # a lone surrogate would fail in the database instead
-    except UnicodeEncodeError:
-        raise SubmissionRefused("Your code is not valid UTF-8 text; save the file as UTF-8 and try again.") from None
+    source = source_text(source, allow_empty=True)
     return _keep_draft(learner=learner, lab=lab, source=source)
 
 

@@ -2,7 +2,7 @@
 
 from gpu_worker import contract
 from labs.models import Submission
-from labs.services import SubmissionRefused, check_submitted_text
+from labs.services import SubmissionRefused, source_text
 
 
 def test_submission_modes_and_verdicts_are_the_contracts():
@@ -11,9 +11,9 @@ def test_submission_modes_and_verdicts_are_the_contracts():
 
 
 def test_the_source_cap_is_the_contracts():
-    assert check_submitted_text("x" * contract.MAX_SOURCE_BYTES) == "x" * contract.MAX_SOURCE_BYTES
+    assert source_text("x" * contract.MAX_SOURCE_BYTES) == "x" * contract.MAX_SOURCE_BYTES
     try:
-        check_submitted_text("x" * (contract.MAX_SOURCE_BYTES + 1))
+        source_text("x" * (contract.MAX_SOURCE_BYTES + 1))
     except SubmissionRefused as refused:
         assert f"the limit is {contract.MAX_SOURCE_BYTES // 1024} KB" in str(refused)
     else:
