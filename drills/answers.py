@@ -10,7 +10,8 @@ from .models import Drill, Kind
 from .payload import AnswerError, Payload
 
 MAX_CARD_TEXT = 10_000
-RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}  # fsrs's Rating values, as the buttons name them
+PASSING_RATING = 3  # Good and Easy pass: a card answered so is right, and counts as retained
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,11 @@ def parse_card_rating(drill: Drill, payload: Payload) -> dict:
 
 
 def grade_card(rating: int) -> Grade:
-    return Grade(is_correct=rating >= 3, score=round((rating - 1) / 3, 4), feedback={"rating_label": RATINGS[rating]})
+    return Grade(
+        is_correct=rating >= PASSING_RATING,
+        score=round((rating - 1) / 3, 4),
+        feedback={"rating_label": RATINGS[rating]},
+    )
 
 
 PARSERS = {Kind.SPOT_THE_BUG: parse_spot, Kind.QUIZ: parse_quiz, Kind.MATCH: parse_match}

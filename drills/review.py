@@ -9,9 +9,8 @@ from django.utils import timezone
 from fsrs import Card, Rating, Scheduler
 from fsrs.scheduler import FUZZ_RANGES
 
+from .answers import PASSING_RATING, RATINGS
 from .models import Drill, ReviewCard, ReviewLog
-
-PASSING_RATING = Rating.Good
 
 
 class CardScheduler(Scheduler):
@@ -48,7 +47,7 @@ def scheduler(card: Card | None = None) -> Scheduler:
     )
 
 
-RATING_LABELS = ((Rating.Again, "Again"), (Rating.Hard, "Hard"), (Rating.Good, "Good"), (Rating.Easy, "Easy"))
+RATING_LABELS = tuple((Rating(value), label) for value, label in RATINGS.items())
 
 
 def interval_words(delta: timedelta) -> str:

@@ -7,9 +7,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from .answers import PASSING_RATING
 from .models import Attempt, Kind, ReviewCard, ReviewLog
 from .payload import AnswerError
-from .review import CARD_FIELDS, PASSING_RATING
+from .review import CARD_FIELDS
 
 UNDO_WINDOW = timedelta(minutes=30)  # a rating can be taken back this long after it was given
 STATS_DAYS = 30
