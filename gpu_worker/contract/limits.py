@@ -13,7 +13,7 @@ MIB = 1024**2
 class Limits:
     wall_s: float = 20.0  # whole run, killed (process group and pid namespace) when exceeded
     cpu_s: int = 10  # RLIMIT_CPU per process
-    memory_bytes: int = 3 * GIB  # RLIMIT_AS per process; torch alone maps about 0.8 GB
+    memory_bytes: int = 3 * GIB  # RLIMIT_AS per process (RLIMIT_DATA where torch maps CUDA); torch maps ~0.8 GB
     run_memory_bytes: int = 6 * GIB  # resident memory of the whole run (all processes, its /tmp too)
     run_pids: int = 512  # processes and threads of the whole run
     file_bytes: int = 16 * MIB  # RLIMIT_FSIZE
