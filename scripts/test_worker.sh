@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The worker's own tests (no Django: gpu_worker/pytest.ini) with another Python, e.g. PYTHON=python3.12
 # (CI's second leg). Uses that Python as it is when it has torch, numpy, PyYAML and pytest; else a venv
-# in var/venv-<version> with the worker's lock: torch from a wheel on this disk, or, with
+# in var/venv-<version> (or WORKER_VENV) with the worker's lock: torch from a wheel on this disk, or, with
 # WORKER_TORCH_DOWNLOAD=1 (CI sets it), the CPU build from TORCH_CPU_INDEX (~200 MB) or, where that index
 # is unreachable, PyPI's own build of the same release (CUDA libraries included: about 3 GB to fetch, 4.7 GB
 # installed, kept in the venv for the next run). Where none is possible it prints one SKIP line saying why
@@ -17,7 +17,7 @@ version=$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_i
 torch_pin=$(sed -n 's/^torch==//p' requirements-worker.lock)
 py=$PYTHON
 if ! "$PYTHON" -c "$needs" 2>/dev/null; then
-  venv="var/venv-$version"
+  venv=${WORKER_VENV:-var/venv-$version}
   py="$venv/bin/python"
   if ! { [ -x "$py" ] && "$py" -c "$needs, pytest_timeout" 2>/dev/null; }; then
     tag="cp${version/./}"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpu_worker.sandbox import cgroup, sandbox_level, uids
-from gpu_worker.sandbox.isolation import REPO_ROOT, SANDBOX_UID
+from gpu_worker.sandbox.isolation import PYTHON_PREFIX, REPO_ROOT, SANDBOX_UID
 from gpu_worker.sandbox.watch import descendants
 
 pytestmark = pytest.mark.sandbox
@@ -134,8 +134,10 @@ def test_worker_environment_and_files_stay_hidden(hostile, monkeypatch):
     assert result["verdict"] == "wrong_answer"  # it answers 0 everywhere
     assert "planted-secret-value" not in result["stdout"] and "LAB_PLANTED_SECRET" not in result["stdout"]
     assert "ENV {" in result["stdout"]
-    if sandbox_level() == "bubblewrap":
-        assert "FOUND" not in result["stdout"]
+    if sandbox_level() == "bubblewrap":  # only the folders that lead to the interpreter's venv, bound read-only
+        found = [line[6:] for line in result["stdout"].splitlines() if line.startswith("FOUND ")]
+        python_path = {PYTHON_PREFIX, *PYTHON_PREFIX.parents}
+        assert [path for path in found if Path(path) not in python_path] == []
 
 
 @needs_bwrap
