@@ -8,11 +8,13 @@ from django.db.models import FloatField, Q
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
+from gpu_worker.contract import boards
+
 
 @dataclass(frozen=True)
 class BoardSpec:
-    """Which trusted figure ranks a lab, and which way is better. The worker does not import this
-    side, so the workload's fixed shape is repeated here from its grader (named in `workload`)."""
+    """Which trusted figure ranks a lab, and which way is better; the fixed workload's shape is the contract's
+    (gpu_worker/contract/boards.py), which the grader measures on."""
 
     figure: str
     unit: str
@@ -36,10 +38,10 @@ SPECS = {
         figure="median latency",
         unit="ms",
         lower_is_better=True,
-        workload="decode attention, batch 4, 8 query heads, context 1024, timed by the grader on fresh inputs "
-        "(every output checked), the median of 5 rounds",
+        workload=f"decode attention, batch 4, 8 query heads, context {boards.PAGED_CONTEXT}, timed by the grader on "
+        "fresh inputs (every output checked), the median of 5 rounds",
         value=_number("result__metrics__median_ms"),
-        fixed_workload=Q(result__metrics__timing_context=1024, result__metrics__median_ms__isnull=False)
+        fixed_workload=Q(result__metrics__timing_context=boards.PAGED_CONTEXT, result__metrics__median_ms__isnull=False)
         & ~Q(result__metrics__has_key="above_peak"),
         spread=_number("result__metrics__timing_spread_pct"),
         why_not=("timing_note",),
@@ -59,9 +61,11 @@ SPECS = {
         figure="bus bandwidth",
         unit="GB/s",
         lower_is_better=False,
-        workload="all-reduce of 4 MiB (float32) over 4 ranks, timed by the grader around the exchange",
-        value=_number("result__metrics__bandwidth__3__busbw"),
-        fixed_workload=Q(result__metrics__bandwidth__3__size=4 * 1048576),
+        workload=f"all-reduce of {boards.RING_BYTES // 2**20} MiB (float32) over {boards.RING_RANKS} ranks, timed by the grader around the exchange",
+        value=_number("result__metrics__board__busbw"),
+        fixed_workload=Q(
+            result__metrics__board__size=boards.RING_BYTES, result__metrics__board__ranks=boards.RING_RANKS
+        ),
         why_not=("bandwidth_error",),
         noisy_devices=("cpu",),
     ),

@@ -7,6 +7,7 @@ from django.db.models import BooleanField, Case, Q, TextField, Value, When
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce, NullIf
 
+from gpu_worker.contract import boards
 from labs.board_specs import SPECS, BoardSpec
 from labs.models import Lab, Submission
 
@@ -59,8 +60,8 @@ def reason_for(spec: BoardSpec, result) -> str:
             for prefix in PREFIXES:
                 note = note.removeprefix(prefix)
             return note.strip().rstrip(".")[:300]
-    if "median_ms" in metrics and metrics.get("timing_context") not in (None, 1024):
-        return f"it was timed up to context {metrics['timing_context']} only; the board ranks context 1024"
+    if "median_ms" in metrics and metrics.get("timing_context") not in (None, boards.PAGED_CONTEXT):
+        return f"it was timed up to context {metrics['timing_context']} only; the board ranks context {boards.PAGED_CONTEXT}"
     return NO_FIGURE
 
 

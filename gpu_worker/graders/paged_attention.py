@@ -5,7 +5,7 @@ from pathlib import Path
 
 import torch
 
-from gpu_worker.contract import lab_limits
+from gpu_worker.contract import boards, lab_limits
 from gpu_worker.engine.attention import paged_attention_decode as reference_attention
 from gpu_worker.graders import paged_cases, paged_inputs, paged_timing
 from gpu_worker.graders.cases import attempt, figure, line
@@ -15,7 +15,7 @@ from gpu_worker.sandbox import LearnerError
 SLUG = "paged-attention"
 FUNCTIONS = ("paged_attention_decode",)
 LIMITS = lab_limits("paged-attention")  # from its lab.yaml
-TIMING_CONTEXTS = (64, 256, 1024)
+TIMING_CONTEXTS = (64, 256, boards.PAGED_CONTEXT)  # the board ranks the last
 TIMED_TEST = "timed-calls-match-the-reference"  # every timed output is checked: a kernel right only off the clock fails
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from gpu_worker.collectives.bandwidth import algbw_gbps, busbw_gbps
-from gpu_worker.contract import lab_limits
+from gpu_worker.contract import boards, lab_limits
 from gpu_worker.graders import ring_baseline
 from gpu_worker.graders.cases import figure, line
 from gpu_worker.graders.result import Mismatch
@@ -32,7 +32,7 @@ BUSY_SHARE = 0.5  # a rank that used at least this share of that time on a CPU w
 PUBLIC_SIZES = {2: 8, 3: 7, 4: 1}
 DTYPES = (torch.float32, torch.float64, torch.int32)  # what the statement allows; each is graded on submit
 TIMED_S = 0.03  # per size: enough repeats of a small all-reduce to fill this much time
-BANDWIDTH_SIZES = (1024, 16384, 262144, 1048576)  # float32 elements: 4 KiB .. 4 MiB
+BANDWIDTH_SIZES = (1024, 16384, 262144, boards.RING_BYTES // 4)  # float32 elements: 4 KiB .. the board's 4 MiB
 LIBRARY_COLLECTIVES = {
     "all_reduce",
     "allreduce",
@@ -262,7 +262,7 @@ def _timed(relay, shards: list, expected, repeats: int) -> float | None:
 def _bandwidth(report, relay, sizes: tuple) -> None:
     """nccl-tests style rows: the learner's ring timed by the grader around the relayed exchange,
     beside the library all-reduce (trusted gloo ranks)."""
-    world_size = RANKS
+    world_size = boards.RING_RANKS  # at most RANKS: a world of N uses the first N sandboxes
     try:
         library = ring_baseline.library_seconds(world_size, sizes)
     except Exception as error:
@@ -296,6 +296,8 @@ def _bandwidth(report, relay, sizes: tuple) -> None:
             }
         )
     report.metrics["bandwidth"] = table
+    board = next(row for row in table if row["size"] == boards.RING_BYTES)
+    report.metrics["board"] = {"busbw": board["busbw"], "size": board["size"], "ranks": world_size}
     report.metrics["device"] = "cpu"
     report.metrics["bandwidth_note"] = (
         "your ring: grader's clock around each exchange, every message through "

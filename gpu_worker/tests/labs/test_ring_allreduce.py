@@ -26,6 +26,7 @@ def test_reference_accepted_with_bandwidth_table_and_plot(grade, fixture_source)
     table = result["metrics"]["bandwidth"]
     assert [row["size"] for row in table] == [n * 4 for n in ring_allreduce.BANDWIDTH_SIZES]
     assert all(row["busbw"] > 0 and row["library_busbw"] > 0 for row in table)
+    assert result["metrics"]["board"] == {"busbw": table[-1]["busbw"], "size": 4 * 2**20, "ranks": 4}  # the board's
     assert result["plots"][0]["title"] == "All-reduce bus bandwidth, 4 ranks"
     # counted by the grader's relay, not reported by the ranks: a ring's bytes and its 2(N-1) steps
     seen = result["metrics"]["exchanges"]["n3-size-7"]
