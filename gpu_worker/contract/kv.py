@@ -1,7 +1,5 @@
 """KV-cache sizing arithmetic: the `kv-sizing` lab's reference and the course calculator's formulas, in one place."""
 
-import math
-
 
 def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
     """Bytes one token's keys and values take across all layers."""
@@ -21,9 +19,19 @@ def num_gpu_blocks(
 ) -> int:
     """Blocks that fit in the memory left after weights and the activation peak; 0 when none."""
     left = int(gpu_memory_bytes * gpu_memory_utilization) - weight_bytes - activation_bytes
-    return max(0, left // (block_size * bytes_per_token))
+    return blocks_in(left, block_size, bytes_per_token)
+
+
+def blocks_in(budget_bytes: int, block_size: int, bytes_per_token: int) -> int:
+    """Whole blocks of `block_size` tokens that fit in `budget_bytes`; 0 when none (or the budget is negative)."""
+    return max(0, budget_bytes // (block_size * bytes_per_token))
+
+
+def blocks_for(tokens: int, block_size: int) -> int:
+    """Blocks that hold `tokens` tokens: the last one may be partly filled."""
+    return -(-tokens // block_size)
 
 
 def max_concurrent_seqs(num_blocks: int, block_size: int, seq_len: int) -> int:
     """How many sequences of `seq_len` tokens the pool holds at once."""
-    return num_blocks // math.ceil(seq_len / block_size)
+    return num_blocks // blocks_for(seq_len, block_size)

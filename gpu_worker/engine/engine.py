@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import torch
 
-from gpu_worker.contract.kv import kv_bytes_per_token, num_gpu_blocks
+from gpu_worker.contract.kv import blocks_for, blocks_in, kv_bytes_per_token, num_gpu_blocks
 
 from .block_pool import BlockPool
 from .config import EngineConfig
@@ -59,8 +59,7 @@ def cuda_kv_blocks(
     device (total x utilization, less what it already holds), less the activation peak, and no more than
     max_num_seqs x max_model_len tokens, which is all the pool can ever hold in use."""
     budget = min(free_bytes, int(total_bytes * gpu_memory_utilization) - used_bytes) - activation_bytes
-    blocks = max(0, budget // (block_size * bytes_per_token))
-    return min(blocks, -(-max_useful_tokens // block_size))
+    return min(blocks_in(budget, block_size, bytes_per_token), blocks_for(max_useful_tokens, block_size))
 
 
 def size_kv_pool(model: LlamaForCausalLM, config: EngineConfig) -> int:
