@@ -10,7 +10,7 @@ from fsrs import Card, Rating, Scheduler
 from fsrs.scheduler import FUZZ_RANGES
 
 from .answers import PASSING_RATING, RATINGS
-from .models import Drill, ReviewCard, ReviewLog
+from .models import Attempt, Drill, Kind, ReviewCard, ReviewLog
 
 
 class CardScheduler(Scheduler):
@@ -147,3 +147,17 @@ def review_record(
         return review_record(learner=learner, drill=drill, rating=rating, at=at, attempt=attempt)
     log.save()
     return created
+
+
+def rates_early(attempt: Attempt, card: ReviewCard | None) -> bool:
+    """A question card answered before it is due, in a round of its own: its self-rating reviews the card early,
+    as Anki's review-ahead does (fsrs weighs the short gap), though the answer does not score. A retry in a round
+    whose first try counted, and an auto-graded drill answered early, stay practice: they move nothing."""
+    if attempt.counts or card is None or card.due <= attempt.created_at or attempt.drill.kind != Kind.CARD:
+        return False
+    return not (
+        attempt.round_id
+        and Attempt.objects.filter(
+            learner_id=attempt.learner_id, drill_id=attempt.drill_id, round_id=attempt.round_id, counts=True
+        ).exists()
+    )

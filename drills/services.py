@@ -8,7 +8,7 @@ from django.utils import timezone
 from .answers import Grade, grade, grade_card
 from .models import Attempt, Drill, Kind, MockInterview, ReviewCard
 from .payload import AnswerError
-from .review import rating_for_score, review_record
+from .review import rates_early, rating_for_score, review_record
 
 MOCK_MINUTES = (10, 20, 45)
 
@@ -68,7 +68,8 @@ def attempt_submit(
 
 @transaction.atomic
 def card_rate(*, learner, attempt: Attempt, rating: int, covered: list[int]) -> Attempt:
-    """Complete a card attempt with the learner's self-rating and the points they covered."""
+    """Complete a card attempt with the learner's self-rating and the points they covered; the rating reviews the
+    card when the answer counts or reviews it early (review.rates_early)."""
     attempt = Attempt.objects.select_for_update().select_related("drill").get(pk=attempt.pk)
     if attempt.learner_id != learner.pk or attempt.drill.kind != Kind.CARD:
         raise AnswerError("That answer is not one of yours on this card.")
@@ -78,8 +79,9 @@ def card_rate(*, learner, attempt: Attempt, rating: int, covered: list[int]) -> 
     attempt.answer = {**attempt.answer, "covered": covered}
     attempt.rating, attempt.is_correct, attempt.score = rating, result.is_correct, result.score
     attempt.save(update_fields=["answer", "rating", "is_correct", "score"])
-    if attempt.counts:
-        review_record(learner=learner, drill=attempt.drill, rating=rating, attempt=attempt)
+    card = ReviewCard.objects.filter(learner=learner, drill=attempt.drill).first()
+    if attempt.counts or rates_early(attempt, card):
+        review_record(learner=learner, drill=attempt.drill, rating=rating, attempt=attempt, existing=card)
     return attempt
 
 

@@ -9,9 +9,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from . import answers, selectors, services
 from .course_links import module_titles, pretty_slug
-from .models import Drill, Kind
+from .models import Drill, Kind, ReviewLog
 from .payload import AnswerError, read_payload
-from .review import rating_hints
+from .review import rates_early, rating_hints
 from .review_log import undoable_attempt_id
 from .rounds import new_round, read_round
 
@@ -110,11 +110,17 @@ def exercise_context(drill: Drill, round_token: str) -> dict:
 
 
 def card_rating_context(learner, drill: Drill, attempt) -> dict:
-    """The rating buttons' intervals: what each rating schedules, or, for practice (the card is not due), that
-    rating it now moves nothing and when the card is due."""
-    if attempt.counts:  # only a counted rating reschedules the card
+    """The rating buttons' intervals: what each rating schedules, with when the card was due if this rating
+    reviews it early; or, for a retry in a round already rated, that rating it moves nothing."""
+    if attempt.counts:
         return {"rating_hints": rating_hints(learner=learner, drill=drill)}
     card = selectors.review_states(learner=learner, drill_ids=[drill.pk]).get(drill.pk)
+    if rates_early(attempt, card):
+        return {
+            "rating_hints": rating_hints(learner=learner, drill=drill),
+            "early_due_at": card.due,
+            "now": timezone.now(),
+        }
     return {"practice_due_at": card.due if card else None, "now": timezone.now()}
 
 
@@ -180,6 +186,7 @@ def card_rate(request, module_slug, slug):
         if attempt is None:
             raise AnswerError("No unrated answer of yours on this card; reload the page.")
         context["attempt"] = services.card_rate(learner=request.user, attempt=attempt, **parsed)
+        context["reviewed_early"] = not attempt.counts and ReviewLog.objects.filter(attempt=attempt).exists()
         context["undo_attempt"] = undoable_attempt_id(learner=request.user, drill=drill)
         context["text"] = attempt.answer["text"]
     context["rated"] = answers.grade_card(parsed["rating"]).feedback

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from drills.models import Attempt, ReviewCard, ReviewLog
-from drills.review import review_record
+from drills.review import interval_words, review_record
 from drills.review_log import review_stats
 
 from .helpers import drill_url, fresh_round
@@ -70,12 +70,37 @@ def test_undo_restores_an_earlier_state_and_refuses_someone_elses_rating(
     assert (restored.last_rating, restored.due, restored.card) == (3, earlier.due, earlier.card)
 
 
-def test_a_card_answered_before_it_is_due_says_rating_is_practice(learner_client, learner, drills):
+def test_a_card_answered_before_it_is_due_is_reviewed_early_at_the_interval_its_button_showed(
+    learner_client, learner, drills
+):
     card = drills["card"]
-    review_record(learner=learner, drill=card, rating=4)  # due in days
-    html, _ = reveal(learner_client, card)
-    assert 'data-testid="practice-note"' in html and "does not move it" in html
-    assert html.count("no change") == 4
+    first = review_record(learner=learner, drill=card, rating=4)  # due in days
+    html, attempt_id = reveal(learner_client, card)
+    assert 'data-testid="early-note"' in html and "reviews it early" in html and "no change" not in html
+    shown = re.search(r'data-testid="interval-hard">back in ([^<]+)<', html).group(1)
+    rated = learner_client.post(drill_url(card, "rate"), {"attempt": attempt_id, "rating": "2"}).content.decode()
+    assert "Reviewed early" in rated
+    moved = ReviewCard.objects.get(pk=first.pk)
+    assert moved.last_rating == 2 and moved.due != first.due
+    assert interval_words(moved.due - moved.reviewed_at) == shown
+    log = ReviewLog.objects.get(learner=learner, attempt_id=attempt_id)
+    assert log.was_due is False and not Attempt.objects.get(pk=attempt_id).counts  # it does not score
+
+
+def test_a_retry_in_a_round_already_rated_is_practice_and_moves_nothing(learner_client, learner, drills):
+    card = drills["card"]
+    round_token = fresh_round(learner_client, card)
+    for expect_counted in (True, False):
+        page = learner_client.post(drill_url(card, "answer"), {"round": round_token, "text": "paged KV blocks"})
+        html = page.content.decode()
+        attempt_id = int(re.search(r'name="attempt" value="(\d+)"', html).group(1))
+        if expect_counted:
+            learner_client.post(drill_url(card, "rate"), {"attempt": attempt_id, "rating": "3"})
+            rated = ReviewCard.objects.get(learner=learner, drill=card)
+    assert 'data-testid="practice-note"' in html and html.count("no change") == 4
+    learner_client.post(drill_url(card, "rate"), {"attempt": attempt_id, "rating": "1"})
+    assert ReviewCard.objects.get(pk=rated.pk).due == rated.due
+    assert not ReviewLog.objects.filter(attempt_id=attempt_id).exists()
 
 
 def test_statistics_count_reviews_retention_and_the_forecast(learner_client, learner, drills):
