@@ -7,7 +7,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from drills.models import Attempt, ReviewCard
-from drills.review import review_record
+from drills.review import interval_words, review_record
 from drills.tests.helpers import drill_url
 from testing.browser import save_screenshot
 
@@ -52,3 +52,27 @@ def test_statistics_page_plots_history_and_forecast_on_a_phone(page, live_server
     expect(page.locator("[data-plot]")).to_have_count(2)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     save_screenshot(page, "390-review-stats", full_page=True)
+
+
+def test_a_card_reviewed_early_on_a_phone_shows_and_keeps_the_interval_of_its_button(
+    page,
+    live_server,
+    signed_in,  # noqa: F811
+    learner,
+):
+    card = review_record(learner=learner, drill=signed_in["card"], rating=4)  # due in days: answering now is early
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(live_server.url + drill_url(signed_in["card"]))
+    page.get_by_label("Your answer").fill("Blocks and a block table.")
+    page.get_by_role("button", name="Save and reveal the model answer").click()
+    expect(page.get_by_test_id("early-note")).to_contain_text("reviews it early")
+    good = page.get_by_test_id("interval-good")
+    expect(good).to_contain_text("back in ")
+    shown = good.inner_text().removeprefix("back in ")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    save_screenshot(page, "390-card-early-review", full_page=True)
+    page.keyboard.press("3")
+    expect(page.get_by_role("status")).to_contain_text("Rated Good.")
+    expect(page.get_by_text("Reviewed early")).to_be_visible()
+    moved = ReviewCard.objects.get(pk=card.pk)
+    assert moved.last_rating == 3 and interval_words(moved.due - moved.reviewed_at) == shown
