@@ -1,9 +1,12 @@
-"""Timing a call the plain way: warm it up, time each repeat (waiting for the GPU), keep the median.
+"""Timing a call the plain way: warm it up, time each repeat (waiting for the GPU), keep the median; and the
+boards' way: batches of timed rounds, taken again while their spread is too wide (`steadiest_batch`).
 
 Timing across ranks is its own method (gpu_worker/collectives/bandwidth.py: barriers, the slowest rank)."""
 
+import math
 import statistics
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import torch
@@ -38,3 +41,21 @@ def torch_threads(count: int | None = None):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def spread(rounds: list[float]) -> float:
+    """(slowest - fastest) / median: 0.1 means the rounds lie within 10% of their median."""
+    middle = statistics.median(rounds)
+    return (max(rounds) - min(rounds)) / middle if middle > 0 else math.inf
+
+
+def steadiest_batch(
+    take_batch: Callable[[], list], *, retimes: int, limit: float, key=lambda item: item, may_retime=lambda: True
+) -> tuple[list, int]:
+    """A batch of timed rounds from `take_batch()`, taken again (at most `retimes` times, while `may_retime()`)
+    while the spread of its rounds' `key` figures is wider than `limit`: the narrowest batch, and how many
+    batches were taken again."""
+    batches = [take_batch()]
+    while len(batches) <= retimes and spread([key(item) for item in batches[-1]]) > limit and may_retime():
+        batches.append(take_batch())
+    return min(batches, key=lambda batch: spread([key(item) for item in batch])), len(batches) - 1

@@ -23,6 +23,7 @@ class BoardSpec:
     value: object  # a query expression giving the figure for one submission
     fixed_workload: Q  # keeps only results measured on the fixed workload (and not flagged as impossible)
     spread: object = None  # a query expression: how far the figure's timed rounds lie apart, in %
+    noisy_flag: str = "result__metrics__timing_noisy"  # a JSON path: true when still too spread after retiming
     why_not: tuple = ()  # metrics whose text says why a result has no figure (e.g. "timing_note")
     noisy_devices: tuple = ()  # device kinds whose figures vary from run to run (a busy host's CPU)
     # A workload a site may change (a JSON path to its fingerprint): only figures on the newest one are ranked.
@@ -61,11 +62,14 @@ SPECS = {
         figure="bus bandwidth",
         unit="GB/s",
         lower_is_better=False,
-        workload=f"all-reduce of {boards.RING_BYTES // 2**20} MiB (float32) over {boards.RING_RANKS} ranks, timed by the grader around the exchange",
+        workload=f"all-reduce of {boards.RING_BYTES // 2**20} MiB (float32) over {boards.RING_RANKS} ranks, timed by "
+        "the grader around the exchange, the median of 5 rounds on fresh values",
         value=_number("result__metrics__board__busbw"),
         fixed_workload=Q(
             result__metrics__board__size=boards.RING_BYTES, result__metrics__board__ranks=boards.RING_RANKS
         ),
+        spread=_number("result__metrics__board__spread_pct"),
+        noisy_flag="result__metrics__board__noisy",
         why_not=("bandwidth_error",),
         noisy_devices=("cpu",),
     ),

@@ -89,7 +89,7 @@ def best_per_learner(*, lab: Lab, learner_ids=None) -> dict[str, list[dict]]:
             figure=spec.value,
             device=device_kind(),
             spread=spec.spread if spec.spread is not None else Value(None, output_field=FloatField()),
-            noisy=KT("result__metrics__timing_noisy"),
+            noisy=KT(spec.noisy_flag),
         )
         .filter(figure__isnull=False)
         .annotate(

@@ -18,7 +18,7 @@ import torch
 
 from gpu_worker.engine.attention import paged_attention_decode as reference_attention
 from gpu_worker.graders import paged_inputs
-from gpu_worker.timing import torch_threads
+from gpu_worker.timing import spread, steadiest_batch, torch_threads
 
 PLUGIN = "paged_calls"
 ROUNDS = 5
@@ -69,12 +69,6 @@ class Timed:
         return self.spread > self.limit
 
 
-def spread(rounds: list[float]) -> float:
-    """(slowest - fastest) / median: 0.1 means the rounds lie within 10% of their median."""
-    middle = statistics.median(rounds)
-    return (max(rounds) - min(rounds)) / middle if middle > 0 else math.inf
-
-
 def time_case(session, case, dtype, dev: str, rng: random.Random, retime: bool) -> Timed:
     """The kernel on `case`'s shape: a probe call, a warm-up round, then ROUNDS timed rounds (again, when
     `retime` and their spread is too wide, keeping the narrowest batch)."""
@@ -87,15 +81,15 @@ def time_case(session, case, dtype, dev: str, rng: random.Random, retime: bool) 
     calls = _calls(case, dtype, dev, probe)
     warm, _ = _round(session, case, calls, dtype, dev, rng)  # warm-up: the same form as every timed round
     calls = max(calls, _calls(case, dtype, dev, warm))  # the probe's round trip overstates a fast kernel's call
-    limit, batches = SPREAD_LIMIT.get(dev, SPREAD_LIMIT["cpu"]), []
-    for _ in range(1 + (RETIMES if retime else 0)):
-        if batches and _time_left(session) < RESERVE_S:
-            break
-        batches.append([_round(session, case, calls, dtype, dev, rng) for _ in range(ROUNDS)])
-        if spread([yours for yours, _ in batches[-1]]) <= limit:
-            break
-    best = min(batches, key=lambda batch: spread([yours for yours, _ in batch]))
-    return Timed([y for y, _ in best], [r for _, r in best], calls, len(batches) - 1, limit)
+    limit = SPREAD_LIMIT.get(dev, SPREAD_LIMIT["cpu"])
+    best, retimed = steadiest_batch(
+        lambda: [_round(session, case, calls, dtype, dev, rng) for _ in range(ROUNDS)],
+        retimes=RETIMES if retime else 0,
+        limit=limit,
+        key=lambda timed: timed[0],  # (yours, the reference's): the spread of yours decides
+        may_retime=lambda: _time_left(session) >= RESERVE_S,
+    )
+    return Timed([y for y, _ in best], [r for _, r in best], calls, retimed, limit)
 
 
 def _calls(case, dtype, dev: str, per_call_s: float) -> int:
