@@ -28,8 +28,10 @@ def test_reference_accepted_with_bandwidth_table_and_plot(grade, fixture_source)
     assert all(row["busbw"] > 0 and row["library_busbw"] > 0 for row in table)
     board = result["metrics"]["board"]  # the board's figure: the 4 MiB row, from the median of rounds on fresh values
     assert (board["busbw"], board["size"], board["ranks"], board["rounds"]) == (table[-1]["busbw"], 4 * 2**20, 4, 5)
-    assert board["spread_pct"] >= 0 and 0 <= board["retimed"] <= 2 and board.get("noisy", False) is (
-        board["spread_pct"] > 50
+    assert (
+        board["spread_pct"] >= 0
+        and 0 <= board["retimed"] <= 2
+        and board.get("noisy", False) is (board["spread_pct"] > 50)
     )
     assert result["plots"][0]["title"] == "All-reduce bus bandwidth, 4 ranks"
     # counted by the grader's relay, not reported by the ranks: a ring's bytes and its 2(N-1) steps
