@@ -100,3 +100,17 @@ def test_the_submission_page_says_whether_and_why_it_is_on_the_board(learner_cli
     failed = timed_submission(learner, lab, 1.0, verdict="wrong_answer")
     page = learner_client.get(reverse("labs:submission", args=[failed.pk])).content.decode()
     assert "Only accepted submits are ranked on the leaderboard." in page
+
+
+def test_the_ring_board_shows_the_spread_of_its_rounds_and_marks_a_noisy_entry(learner_client, learner):
+    lab = speed_lab("ring-allreduce")
+    steady = timed_submission(learner, lab, 2.0)
+    steady.result["metrics"]["board"].update(spread_pct=21.5, rounds=5, retimed=0)
+    steady.save(update_fields=["result"])
+    noisy = timed_submission(UserFactory(username="bob"), lab, 1.0)
+    noisy.result["metrics"]["board"].update(spread_pct=75.0, rounds=5, retimed=2, noisy=True)
+    noisy.save(update_fields=["result"])
+    page = learner_client.get(reverse("labs:leaderboard", args=["ring-allreduce"]) + "?scope=site").content.decode()
+    assert '<td class="board-spread">22%</td>' in page
+    assert '<td class="board-spread">75% <span class="muted">(noisy)</span></td>' in page
+    assert "the median of 5 rounds on fresh values" in page
