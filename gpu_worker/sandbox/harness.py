@@ -8,6 +8,7 @@ import importlib
 import importlib.util
 import os
 import re
+import resource
 import signal
 import sys
 import tempfile
@@ -146,6 +147,14 @@ def serve(in_fd: int, out_fd: int) -> None:
             )
 
 
+def bound_tasks() -> None:
+    """Inside the run's user namespace the kernel counts this run's tasks alone: bound them there, soft and hard
+    (so learner code cannot raise it), when the worker asks (a worker that is not root; process.py)."""
+    bound = os.environ.pop("SANDBOX_NPROC", "")
+    if bound.isdigit():
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(bound), int(bound)))
+
+
 def keep_worker_priority() -> None:
     """bwrap's --new-session put this run in a new scheduler autogroup, which Linux runs at nice 0 as
     one unit whatever this process's own nice value; give the group the worker's nice value again so
@@ -159,6 +168,7 @@ def keep_worker_priority() -> None:
 
 if __name__ == "__main__":
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes raise OSError instead of killing us
+    bound_tasks()
     keep_worker_priority()
     serve(int(sys.argv[1]), int(sys.argv[2]))
     sys.stdout.flush()

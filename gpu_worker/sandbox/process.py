@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 CHUNK = 65536
 
 NOFILE = 1024  # open files per sandboxed process
+NPROC_VARIABLE = "SANDBOX_NPROC"  # the run's task bound, for the harness to set inside a user namespace
 USAGE_EVERY_S = 0.5
 
 
@@ -78,6 +79,13 @@ class SandboxProcess:
         self.level = level or isolation.sandbox_level()
         self.file_binds = dict(file_binds or {})
         self.env = isolation.sandbox_env(env)
+        # A worker that is not root runs every sandbox as its own user, whose tasks (its web server, its
+        # desktop, other runs) the kernel counts against RLIMIT_NPROC outside the run's user namespace and
+        # only the run's inside it: so the harness sets the run's bound once inside (harness.bound_tasks;
+        # `python_args` runs are the worker's own code, e.g. the import floor, and run without the bound).
+        self._nproc_inside = self.level == "bubblewrap" and os.geteuid() != 0
+        if self._nproc_inside and not python_args:
+            self.env[NPROC_VARIABLE] = str(limits.nproc)
         self.harness_args = harness_args
         self.python_args = python_args  # instead of the harness (e.g. ["-c", "import torch"] for a floor)
         self.output = bytearray()
@@ -198,7 +206,11 @@ class SandboxProcess:
         memory_limit = resource.RLIMIT_DATA if self.maps_cuda else resource.RLIMIT_AS
         resource.setrlimit(memory_limit, (limits.memory_bytes, limits.memory_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.nproc, limits.nproc))
+        if self._nproc_inside:  # bwrap must start however many tasks the worker's user runs already
+            hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+            resource.setrlimit(resource.RLIMIT_NPROC, (hard, hard))
+        else:
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.nproc, limits.nproc))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         files = min(NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1])  # issue 25: not the worker's 20,000
         resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
