@@ -9,6 +9,7 @@ import pytest
 from celery import signature
 from playwright.sync_api import expect
 
+from gpu_worker.sandbox.watch import descendants
 from labs.models import Submission
 from labs.reaper import submissions_reap_stale
 from labs.services import submission_create
@@ -94,6 +95,20 @@ def _wait_for_log(log: Path, words: str, timeout: float = 60) -> None:
     raise AssertionError(f"{words!r} never appeared in {log}:\n{log.read_text()[-2000:]}")
 
 
+def _wait_for_sandbox(worker_pid: int, timeout: float = 60) -> None:
+    """Until a process below the worker runs the sandbox's harness (its command line names harness.py)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in descendants(worker_pid):
+            try:
+                if b"harness.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    return
+            except OSError:
+                continue
+        time.sleep(0.05)
+    raise AssertionError("no sandbox started below the worker")
+
+
 @pytest.mark.sandbox
 def test_a_worker_killed_mid_run_loses_no_submission(redis_url, local_worker, learner, tmp_path, settings):
     settings.LABS = {**settings.LABS, "REAP_MARGIN_S": 1.0}
@@ -101,7 +116,7 @@ def test_a_worker_killed_mid_run_loses_no_submission(redis_url, local_worker, le
     slow = "import time\ntime.sleep(4)\n" + REFERENCE
     submission = submission_create(learner=learner, lab=lab, mode="submit", source=slow)
     _wait_for_log(tmp_path / "worker-local.log", "Task gpu_worker.run_lab[")
-    time.sleep(1.0)  # inside the sandbox now, sleeping
+    _wait_for_sandbox(local_worker.pid)  # the learner's code is running (sleeping) in its sandbox now
     os.killpg(local_worker.pid, signal.SIGKILL)
     local_worker.wait(timeout=10)
     submission.refresh_from_db()
