@@ -54,14 +54,16 @@ def test_statistics_page_plots_history_and_forecast_on_a_phone(page, live_server
     save_screenshot(page, "390-review-stats", full_page=True)
 
 
-def test_a_card_reviewed_early_on_a_phone_shows_and_keeps_the_interval_of_its_button(
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_card_reviewed_early_shows_and_keeps_the_interval_of_its_button(
     page,
     live_server,
     signed_in,  # noqa: F811
     learner,
+    width,
 ):
     card = review_record(learner=learner, drill=signed_in["card"], rating=4)  # due in days: answering now is early
-    page.set_viewport_size({"width": 390, "height": 844})
+    page.set_viewport_size({"width": width, "height": 844})
     page.goto(live_server.url + drill_url(signed_in["card"]))
     page.get_by_label("Your answer").fill("Blocks and a block table.")
     page.get_by_role("button", name="Save and reveal the model answer").click()
@@ -69,8 +71,8 @@ def test_a_card_reviewed_early_on_a_phone_shows_and_keeps_the_interval_of_its_bu
     good = page.get_by_test_id("interval-good")
     expect(good).to_contain_text("back in ")
     shown = good.inner_text().removeprefix("back in ")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    save_screenshot(page, "390-card-early-review", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    save_screenshot(page, f"{width}-card-early-review", full_page=True)
     page.keyboard.press("3")
     expect(page.get_by_role("status")).to_contain_text("Rated Good.")
     expect(page.get_by_text("Reviewed early")).to_be_visible()

@@ -1,4 +1,4 @@
-"""In Chromium on a 390 px phone: an instructor gives a learner an extension and releases the lab's grades,
+"""In Chromium at 1366 px and on a 390 px phone: an instructor gives a learner an extension and releases the lab's grades,
 and the learner then sees their own due date and the score that counts."""
 
 from datetime import UTC, datetime, timedelta
@@ -8,19 +8,27 @@ from playwright.sync_api import expect
 
 from cohorts.models import CohortLab
 from instructor.tests import factories
-from instructor.tests.test_browser_daily import PHONE, SCREENSHOTS, log_in, no_script_errors, page_fits  # noqa: F401
+from instructor.tests.test_browser_daily import (  # noqa: F401
+    DESKTOP,
+    PHONE,
+    SCREENSHOTS,
+    log_in,
+    no_script_errors,
+    page_fits,
+)
 from testing.browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 DUE = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
 
 
-def test_give_an_extension_then_release_grades_on_a_phone(page, live_server, instructor, learner):
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1366", "390"])
+def test_give_an_extension_then_release_grades(page, live_server, instructor, learner, viewport):
     factories.course(n_modules=1, n_sections=1)
     cohort = factories.cohort(instructor, [learner], name="Spring cohort")
     CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
     factories.submission(learner, "lab-1", 1.0, at=DUE + timedelta(hours=30))  # two started days late
-    page.set_viewport_size(PHONE)
+    page.set_viewport_size(viewport)
     log_in(page, live_server, next_url=f"/instructor/c/{cohort.pk}/learners/{learner.pk}/")
     expect(page.locator("tr[data-lab=lab-1] td.dash-final")).to_contain_text("0.8 / 1")
 
@@ -33,7 +41,7 @@ def test_give_an_extension_then_release_grades_on_a_phone(page, live_server, ins
     expect(page.locator("tr[data-lab=lab-1] td.dash-final")).to_contain_text("1 / 1")
     expect(page.locator("table.dash-extensions")).to_contain_text("Hospital stay, note seen")
     assert page_fits(page)
-    page.locator("#extensions").screenshot(path=str(SCREENSHOTS / "390-instructor-extension.png"))
+    page.locator("#extensions").screenshot(path=str(SCREENSHOTS / f"{viewport['width']}-instructor-extension.png"))
 
     page.get_by_role("link", name="lab-1", exact=True).first.click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("unreleased")
@@ -44,9 +52,9 @@ def test_give_an_extension_then_release_grades_on_a_phone(page, live_server, ins
     expect(page.get_by_text("Grades of lab-1 released")).to_be_visible()
     expect(page.get_by_role("heading", level=1)).not_to_contain_text("unreleased")
     assert page_fits(page)
-    page.screenshot(path=str(SCREENSHOTS / "390-instructor-release.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{viewport['width']}-instructor-release.png"), full_page=True)
 
-    own = page.context.browser.new_page(viewport=PHONE)
+    own = page.context.browser.new_page(viewport=viewport)
     sign_in(own.context, learner, live_server.url)
     own.goto(f"{live_server.url}/labs/lab-1/")
     deadline = own.locator("#deadline")
