@@ -38,11 +38,12 @@ def test_reveal_rate_and_undo_from_the_keyboard(page, live_server, signed_in, le
     assert Attempt.objects.get(learner=learner).rating == 2
 
 
-def test_statistics_page_plots_history_and_forecast_on_a_phone(page, live_server, signed_in, learner):  # noqa: F811
+@pytest.mark.parametrize("width", [1366, 390])
+def test_statistics_page_plots_history_and_forecast(page, live_server, signed_in, learner, width):  # noqa: F811
     now = timezone.now()
     for name, days_ago, rating in (("quiz", 10, 3), ("quiz", 2, 3), ("spot", 5, 1), ("spot", 1, 1)):
         review_record(learner=learner, drill=signed_in[name], rating=rating, at=now - timedelta(days=days_ago))
-    page.set_viewport_size({"width": 390, "height": 844})
+    page.set_viewport_size({"width": width, "height": 844})
     page.goto(live_server.url + "/drills/review/")
     page.get_by_role("link", name="Statistics and forecast").click()
     expect(page.get_by_test_id("reviews-30")).to_have_text("4")
@@ -50,8 +51,8 @@ def test_statistics_page_plots_history_and_forecast_on_a_phone(page, live_server
     plots = page.locator("[data-plot] .main-svg")
     expect(plots.first).to_be_visible()
     expect(page.locator("[data-plot]")).to_have_count(2)
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    save_screenshot(page, "390-review-stats", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    save_screenshot(page, f"{width}-review-stats", full_page=True)
 
 
 @pytest.mark.parametrize("width", [1366, 390])
