@@ -168,13 +168,14 @@ def test_a_harness_that_stops_reading_cannot_hang_the_grader(fixture_source):
     import time
 
     from gpu_worker.sandbox import LearnerError, LearnerSession, Limits
+    from gpu_worker.sandbox.clock import backstop_s
 
     session = LearnerSession(fixture_source("hostile", "steal_channel"), ["kv_bytes_per_token"], Limits(wall_s=3.0))
     started = time.monotonic()
     with session, pytest.raises(LearnerError) as failure:
         session.call("kv_bytes_per_token", "x" * 2_000_000, 2)  # far more than a pipe buffer holds
     assert failure.value.verdict == "time_limit" and failure.value.fatal
-    assert time.monotonic() - started < 8
+    assert time.monotonic() - started < backstop_s(3.0) + 5  # ended by its own clock, at the latest the backstop
 
 
 @pytest.mark.parametrize("bound", ["cgroup", "rlimit"])
