@@ -1,4 +1,4 @@
-"""Chromium at phone width with Redis and the real `make run` worker: a learner types their own input, runs it,
+"""Chromium at 1366 px and at phone width with Redis and the real `make run` worker: a learner types their own input, runs it,
 and reads their output beside the reference's in the result panel."""
 
 import re
@@ -22,8 +22,9 @@ TYPED = (
 )
 
 
-def test_a_custom_input_runs_and_shows_both_outputs_at_390px(redis_url, local_worker, live_server, page, learner):
-    page.set_viewport_size({"width": 390, "height": 844})
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_custom_input_runs_and_shows_both_outputs(redis_url, local_worker, live_server, page, learner, width):
+    page.set_viewport_size({"width": width, "height": 844})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     sign_in(page.context, learner, live_server.url)
@@ -44,7 +45,7 @@ def test_a_custom_input_runs_and_shows_both_outputs_at_390px(redis_url, local_wo
     box.fill("")
     box.press_sequentially(TYPED.replace("\n", " "))  # typed, key by key
     expect(ticked).to_be_checked()  # editing the input means running on it
-    save_screenshot(page.locator("#custom-input"), "custom-input-box-390")
+    save_screenshot(page.locator("#custom-input"), f"custom-input-box-{width}")
     page.get_by_role("button", name="Run", exact=True).click()
 
     panel = page.locator("#result-panel")
@@ -58,10 +59,10 @@ def test_a_custom_input_runs_and_shows_both_outputs_at_390px(redis_url, local_wo
     expect(first.locator("td").nth(1)).to_have_text("8192")
     expect(outputs.locator("tbody tr").nth(1).locator("td").nth(0)).to_have_text("2048")  # fed the reference's
     wide = "t => t.scrollWidth - t.parentElement.clientWidth"  # > 0: the table scrolls sideways
-    assert outputs.evaluate(wide) <= 0, "the outputs table does not fit at 390 px"
-    save_screenshot(panel, "custom-input-390")
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390, f"the page is {width} px wide at 390 px"
+    assert outputs.evaluate(wide) <= 0, f"the outputs table does not fit at {width} px"
+    save_screenshot(panel, f"custom-input-{width}")
+    shown = page.evaluate("document.documentElement.scrollWidth")
+    assert shown <= width, f"the page is {shown} px wide at {width} px"
     submission = Submission.objects.get()
     assert submission.mode == "run" and submission.custom_input["seq_len"] == 100
     assert [test["name"] for test in submission.result["tests"]] == ["custom input"]
