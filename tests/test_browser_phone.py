@@ -92,11 +92,15 @@ def _learner_paths(site) -> list[tuple[str, int]]:
             reverse("drills:module", args=[first_module]),
             *drills,
             reverse("drills:review"),
+            reverse("drills:review_stats"),
             reverse("drills:mock"),
             reverse("drills:mock_report", args=[site["mock"].pk]),
             reverse("labs:index"),
             reverse("labs:detail", args=[site["lab"].slug]),
             reverse("labs:submission", args=[site["submission"].pk]),
+            reverse("labs:leaderboard", args=["paged-attention"]),
+            reverse("labs:leaderboard", args=[site["lab"].slug]),  # a lab without a board says so
+            reverse("experiments:index"),
         ]
     ] + [("/no-such-page/", 404), (reverse("instructor:queue"), 403)]
 
@@ -131,6 +135,9 @@ def test_every_instructor_page_and_the_login_page_fit_a_phone(browser, course_si
         reverse("instructor:lab", args=[cohort, course_site["lab"].slug]),
         reverse("instructor:submission", args=[cohort, course_site["submission"].pk]),
         reverse("instructor:overrides", args=[cohort]),
+        reverse("instructor:requests", args=[cohort]),
+        reverse("instructor:lab_similarity", args=[cohort, course_site["lab"].slug]),
+        reverse("instructor:lab_release", args=[cohort, course_site["lab"].slug]),
         reverse("instructor:queue"),
     ]
     wide += [problem for path in paths if (problem := _overflow(page, base, path))]
