@@ -52,7 +52,7 @@ def board(request, slug):
 
 @require_POST
 @cohort_view
-def visibility(request, cohort, slug):
+def board_hide(request, cohort, slug):
     """hidden=1 hides the board from the cohort's learners, hidden=0 shows it again."""
     lab = _speed_lab(slug)
     choice = request.POST.get("hidden")

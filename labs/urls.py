@@ -12,9 +12,9 @@ urlpatterns = [
     path("submissions/<id:pk>/regrade-request/", views.regrade_request, name="regrade_request"),
     path("<slug:slug>/leaderboard/", leaderboard_views.board, name="leaderboard"),
     path(
-        "<slug:slug>/leaderboard/cohorts/<id:cohort_id>/visibility/",
-        leaderboard_views.visibility,
-        name="leaderboard_visibility",
+        "<slug:slug>/leaderboard/cohorts/<id:cohort_id>/hidden/",
+        leaderboard_views.board_hide,
+        name="leaderboard_hide",
     ),
     path("<slug:slug>/draft/", views.draft, name="draft"),
     path("<slug:slug>/", views.detail, name="detail"),

@@ -65,7 +65,7 @@ EXPECTED = {
     "labs:draft": {"get": (405,) * 5, "post": (403, 204, 204, 204, 204)},  # one's own draft only
     "labs:submission_source": {"get": (L, 404, 404, 200, 404), "post": (405,) * 5},
     "labs:leaderboard": {"get": (L, 200, 200, 200, 200), "post": (405,) * 5},
-    "labs:leaderboard_visibility": {"get": (405,) * 5, "post": (L, 403, 404, 403, 400)},  # no hidden=0/1 given
+    "labs:leaderboard_hide": {"get": (405,) * 5, "post": (L, 403, 404, 403, 400)},  # no hidden=0/1 given
     "instructor:index": {"get": (L, 403, 200, 403, 200), "post": (L, 403, 302, 403, 302)},
     "instructor:join": {"get": (L, 200, 200, 200, 200), "post": (L, 400, 400, 400, 400)},
     "instructor:queue": {"get": (L, 403, 200, 403, 200), "post": (L, 403, 200, 403, 200)},

@@ -118,7 +118,7 @@ def build() -> World:
         },
         "experiments:detail": {"pk": experiment.pk},
         "labs:leaderboard": {"slug": "paged-attention"},
-        "labs:leaderboard_visibility": {"slug": "paged-attention"},
+        "labs:leaderboard_hide": {"slug": "paged-attention"},
         "instructor:invitation_accept": {"invitation_id": to_ada.pk},
         "instructor:invitation_decline": {"invitation_id": to_ada.pk},
     }

@@ -47,7 +47,7 @@ def test_a_learner_sees_their_cohort_first_with_their_own_row_marked(learner_cli
     assert 'class="own-row" aria-current="true"' in page and "ada <strong>(you)</strong>" in page
     assert "You are <strong>#2</strong> of 2." in page
     assert "Robert" not in page and "Tables" not in page and "@example.com" not in page  # usernames only
-    assert "board-visibility" not in page  # no switch for learners
+    assert "board-hiding" not in page  # no switch for learners
 
 
 def test_the_site_scope_ranks_everyone(learner_client, spring):
@@ -83,7 +83,7 @@ def test_the_lab_page_and_the_labs_list_link_to_the_board(learner_client, spring
 
 def test_an_instructor_hides_the_board_from_their_cohort_only(client, learner, instructor, spring):
     client.force_login(instructor)
-    hide = reverse("labs:leaderboard_visibility", args=["paged-attention", spring.pk])
+    hide = reverse("labs:leaderboard_hide", args=["paged-attention", spring.pk])
     response = client.post(hide, {"hidden": "1"})
     assert response.status_code == 302
     assert CohortBoard.objects.get(cohort=spring).hidden
@@ -104,7 +104,7 @@ def test_an_instructor_hides_the_board_from_their_cohort_only(client, learner, i
 
 
 def test_only_the_cohorts_instructor_may_hide_its_board(client, learner, spring):
-    hide = reverse("labs:leaderboard_visibility", args=["paged-attention", spring.pk])
+    hide = reverse("labs:leaderboard_hide", args=["paged-attention", spring.pk])
     client.force_login(learner)
     assert client.post(hide, {"hidden": "1"}).status_code == 403
     other = UserFactory(username="other")
@@ -115,7 +115,7 @@ def test_only_the_cohorts_instructor_may_hide_its_board(client, learner, spring)
 
 
 def test_a_bad_choice_is_a_plain_400(instructor_client, spring):
-    hide = reverse("labs:leaderboard_visibility", args=["paged-attention", spring.pk])
+    hide = reverse("labs:leaderboard_hide", args=["paged-attention", spring.pk])
     response = instructor_client.post(hide, {"hidden": "maybe"})
     assert response.status_code == 400 and "hidden=1" in response.content.decode()
     assert instructor_client.get(hide).status_code == 405
