@@ -2,7 +2,9 @@
 p50/p95 from submit to result.
 
 `python -m bench.lab_turnaround [--repeats N] [--labs kv-sizing,...] [--out FILE]`. Beside them, the floor
-measured in the same run: a bare sandboxed `python -c "import torch"` (gpu_worker.sandbox), as a ratio.
+measured in the same run: a bare sandboxed `python -c "import torch"` (gpu_worker.sandbox), as a ratio;
+for a lab with one sandbox per rank (ring-allreduce: four), also that many sandboxed imports started at
+once, the floor under its own start.
 The naive answer is what a learner's first correct attempt looks like (NAIVE); where a lab has none slower
 than its reference, the reference stands for both. Each row also shows the sandbox's own CPU (the learner's
 code plus its interpreter), so a ratio over 2 can be told apart: grader-side work, or the learner's own cost.
@@ -56,15 +58,31 @@ def summary(values: list[float]) -> dict:
     }
 
 
-def sandboxed_import_torch_s() -> float:
-    """Seconds for `python -c "import torch"` started, isolated and limited exactly as learner code is."""
+def sandboxed_import_torch_s(at_once: int = 1) -> float:
+    """Seconds for `python -c "import torch"` started, isolated and limited exactly as learner code is;
+    `at_once` sandboxes started together (a multi-rank lab's start: one sandbox per rank) until the last ends."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from gpu_worker.sandbox import run_python
 
     started = time.monotonic()
-    exit, output = run_python(["-c", "import torch"])
-    if exit.returncode != 0:
-        raise RuntimeError(f"sandboxed import torch failed ({exit.returncode}): {output[-500:]}")
+    with ThreadPoolExecutor(at_once) as pool:
+        for exit, output in pool.map(lambda _: run_python(["-c", "import torch"]), range(at_once)):
+            if exit.returncode != 0:
+                raise RuntimeError(f"sandboxed import torch failed ({exit.returncode}): {output[-500:]}")
     return time.monotonic() - started
+
+
+def rank_floors(slugs: list[str], repeats: int) -> dict:
+    """{slug: floor summary} for the labs that start one sandbox per rank: that many imports at once."""
+    from gpu_worker.graders import ring_allreduce
+
+    ranks = {"ring-allreduce": ring_allreduce.RANKS}
+    return {
+        slug: summary([sandboxed_import_torch_s(ranks[slug]) for _ in range(repeats)])
+        for slug in slugs
+        if slug in ranks
+    }
 
 
 def setup_django(folder: Path) -> None:
@@ -132,7 +150,8 @@ class Rows:
         self.seconds.setdefault(key, []).append(seconds)
         self.results.setdefault(key, []).append(result)
 
-    def report(self, floor: dict) -> dict:
+    def report(self, floor: dict, rank_floor: dict | None = None) -> dict:
+        """`rank_floor`: {slug: floor} for labs with one sandbox per rank, whose start is that many imports."""
         labs = {}
         for (slug, answer), seconds in self.seconds.items():
             results = self.results[(slug, answer)]
@@ -144,6 +163,8 @@ class Rows:
                 p50_over_floor=round(figures["p50_s"] / floor["p50_s"], 2),
                 p95_over_floor=round(figures["p95_s"] / floor["p50_s"], 2),
             )
+            if slug in (rank_floor or {}):
+                figures["p50_over_rank_floor"] = round(figures["p50_s"] / rank_floor[slug]["p50_s"], 2)
             for name in ("sandbox_start_s", "sandbox_cpu_s", "sandbox_own_s"):
                 values = [m[name] for m in metrics if isinstance(m.get(name), (int, float))]
                 if values:
@@ -164,7 +185,8 @@ def in_process(slugs: list[str], repeats: int) -> dict:
             for answer, path in answers(slug).items():
                 rows.add((slug, answer), *grade_from_shell_entry(slug, path))
     report["floor"] = summary(floor)
-    report["labs"] = rows.report(report["floor"])
+    report["rank_floor"] = rank_floors(slugs, repeats)
+    report["labs"] = rows.report(report["floor"], report["rank_floor"])
     return report
 
 
@@ -279,6 +301,7 @@ def through_broker(slugs: list[str], repeats: int) -> dict:
         sandboxed_import_torch_s()  # warm the page cache like the worker's first run does
         floor = [sandboxed_import_torch_s() for _ in range(repeats)]
         report["floor"] = summary(floor)
+        report["rank_floor"] = rank_floors(slugs, repeats)
         rows = Rows()
         for slug in slugs:
             lab = Lab.objects.get(slug=slug)
@@ -287,7 +310,7 @@ def through_broker(slugs: list[str], repeats: int) -> dict:
                 time_submission(learner, lab, source)  # warm-up, not counted
                 for _ in range(repeats):
                     rows.add((slug, answer), *time_submission(learner, lab, source))
-        report["labs"] = rows.report(report["floor"])
+        report["labs"] = rows.report(report["floor"], report["rank_floor"])
     return report
 
 
@@ -302,11 +325,19 @@ def print_report(report: dict) -> None:
         f"{'floor: sandboxed import torch':<40}{floor['p50_s']:>8.3f}{floor['p95_s']:>8.3f}"
         f"{1.0:>11.2f}{floor['p95_s'] / floor['p50_s']:>11.2f}"
     )
+    for slug, ranks_floor in report.get("rank_floor", {}).items():
+        label = f"floor: {slug}'s ranks' imports at once"
+        print(f"{label:<40}{ranks_floor['p50_s']:>8.3f}{ranks_floor['p95_s']:>8.3f}")
     for name, figures in report["labs"].items():
         print(
             f"{name:<40}{figures['p50_s']:>8.3f}{figures['p95_s']:>8.3f}{figures['p50_over_floor']:>11.2f}"
             f"{figures['p95_over_floor']:>11.2f}{figures.get('sandbox_start_p50_s', float('nan')):>9.2f}"
             f"{figures.get('sandbox_cpu_p50_s', float('nan')):>8.2f}  {', '.join(figures['verdicts'])}"
+            + (
+                f"  ({figures['p50_over_rank_floor']:.2f}x its ranks' floor)"
+                if "p50_over_rank_floor" in figures
+                else ""
+            )
         )
 
 

@@ -2,8 +2,8 @@
 
 N learners (new accounts, signed up through the site); nine in ten answer quiz drills,
 1.3 answers a second each by default (--pace 0 goes flat out), one in ten submits the right kv-sizing
-answer every second (the site refuses a second run while one waits: that 400 is expected) and watches
-its run. Each learner acts as a browser does: it loads whole pages, posts answers and runs, polls a
+answer every second by default (--lab-interval; the site refuses a second run while one waits: that 400
+is expected) and watches its run. Each learner acts as a browser does: it loads whole pages, posts answers and runs, polls a
 run's panel and refreshes the lab's history list as the pages' htmx and scripts do (pressing Submit does
 not reload the lab page). A probe fetches a static file ten times a second in its own process.
 Learners run as threads, a few per process (--per-process; 1 gives each its own process, as each
@@ -155,26 +155,30 @@ def drill_loop(learner: Learner, quizzes: list[str], until: float, offset: int, 
         time.sleep(max(0.2, reading - (time.monotonic() - started)))  # reading the feedback
 
 
-def lab_loop(learner: Learner, source: str, until: float, offset: int) -> None:
-    """Press Submit every second on a lab page loaded once, as its htmx and script do: the post swaps in the
-    result panel (refused with a 400 while a run waits), the panel polls its run every second, and the
-    history table is fetched again whenever the panel changes (a run sent, a run done)."""
+def lab_loop(learner: Learner, source: str, until: float, offset: int, interval: float = 1.0) -> None:
+    """Press Submit every `interval` seconds on a lab page loaded once, as its htmx and script do: the post
+    swaps in the result panel (refused with a 400 while a run waits), the panel polls its run every second
+    until it shows a verdict, and the history table is fetched again whenever the panel changes (a run sent,
+    a run done)."""
     _, page, _ = learner.request("/labs/kv-sizing/")  # the page the learner has open
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
     learner.stats = Stats()  # opening it is not part of what is measured
-    time.sleep(random.Random(offset).uniform(0, 1))  # the three do not press Submit in the same instant
+    time.sleep(random.Random(offset).uniform(0, interval))  # the class does not press Submit in the same instant
     shown = ""  # the panel's state as the page's script tracks it: which run, and whether it is done
+    pressed = -interval  # when Submit was last pressed, on the monotonic clock
     while time.monotonic() < until:
         started = time.monotonic()
-        status, panel, _ = learner.request(
-            "/labs/kv-sizing/",
-            {"csrfmiddlewaretoken": token.group(1) if token else "", "mode": "submit", "source": source},
-            htmx=True,
-        )
-        sent = re.search(r'href="(/labs/submissions/\d+/)"', panel)
-        if status == 200 and sent:
-            learner.stats.runs.append(sent.group(1))
-        if learner.stats.runs:
+        if started - pressed >= interval - 0.01:
+            pressed = started
+            status, panel, _ = learner.request(
+                "/labs/kv-sizing/",
+                {"csrfmiddlewaretoken": token.group(1) if token else "", "mode": "submit", "source": source},
+                htmx=True,
+            )
+            sent = re.search(r'href="(/labs/submissions/\d+/)"', panel)
+            if status == 200 and sent:
+                learner.stats.runs.append(sent.group(1))
+        if learner.stats.runs and shown != learner.stats.runs[-1] + " done":  # a done panel stops polling
             _, outcome, _ = learner.request(learner.stats.runs[-1], htmx=True)  # the panel polling its run
             state = learner.stats.runs[-1] + (" done" if "data-verdict=" in outcome else " waiting")
             if state != shown:
@@ -213,7 +217,7 @@ def play_role(learner: Learner, role: str, number: int, quizzes: list[str], args
     elif role == "idle-drill":
         drill_loop(learner, quizzes, until, number, 0)
     elif role == "lab":
-        lab_loop(learner, REFERENCE.read_text(), until, number)
+        lab_loop(learner, REFERENCE.read_text(), until, number, args.lab_interval)
         drain(learner, args.drain_timeout)
     else:
         static_loop(learner, until)

@@ -3,6 +3,7 @@
     python -m bench.load_mixed --learners 20                  # one class of 20, on both kinds of settings
     python -m bench.load_mixed --find-max --max-learners 160  # the largest class that holds, on both
     python -m bench.load_mixed --url http://127.0.0.1:8000 --learners 10  # a site already running
+    python -m bench.load_mixed --find-max --pace 0.1 --lab-interval 20    # a class at a person's pace
 
 For each kind of settings (--sites: `embedded`, make run's own; `postgres`, the same on PostgreSQL at
 --postgres-url) it starts a private site (bench/private_site.py); before each class it measures the idle
@@ -136,6 +137,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--seconds", type=float, default=20, help="how long each class is measured")
     parser.add_argument("--idle-seconds", type=float, default=8)
     parser.add_argument("--pace", type=float, default=1.3, help="answers a second per drill learner (0: flat out)")
+    parser.add_argument(
+        "--lab-interval", type=float, default=1.0, help="seconds between a lab learner's presses of Submit"
+    )
     parser.add_argument("--per-process", type=int, default=5, help="learners (threads) per client process")
     parser.add_argument("--client-nice", type=int, default=10, help="the client's niceness: the site comes first")
     parser.add_argument("--drain-timeout", type=float, default=300)
@@ -146,9 +150,11 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if args.learners < 1:
         parser.error("--learners must be at least 1")
+    if args.pace < 0 or args.lab_interval <= 0:
+        parser.error("--pace must be 0 or more and --lab-interval more than 0")
     print(
         f"class: 9 in 10 learners answer drills ({args.pace:g} answers/s each), 1 in 10 resubmits kv-sizing every "
-        f"second; {args.seconds:g} s per class; holds when page p95 <= {LIMIT:g}x idle, 0 5xx, 0 lost; "
+        f"{args.lab_interval:g} s; {args.seconds:g} s per class; holds when page p95 <= {LIMIT:g}x idle, 0 5xx, 0 lost; "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start",
         flush=True,
     )
@@ -167,7 +173,13 @@ def main(argv=None) -> dict:
             + (f" (not {report['first_failing']})" if report["first_failing"] else "")
         )
     print(f"load average at the end {os.getloadavg()[0]:.1f} (figures from a loaded host are upper bounds on cost)")
-    result = {"reports": reports, "load_average_end": os.getloadavg()[0], "cores": os.cpu_count()}
+    result = {
+        "reports": reports,
+        "pace": args.pace,
+        "lab_interval_s": args.lab_interval,
+        "load_average_end": os.getloadavg()[0],
+        "cores": os.cpu_count(),
+    }
     if args.out:
         args.out.write_text(json.dumps(result, indent=2))
     return result
