@@ -76,13 +76,27 @@ def test_delays_grow_with_each_failure_past_the_free_ones(client, learner):
     assert waits[4:] == [60, 120, 240, 480]
 
 
-@override_settings(LOGIN_THROTTLE={**LIMITS, "WINDOW_S": 1})
-def test_the_lock_ends_with_the_window(client, learner):
+class _Later:
+    """The time module as the throttle reads it, `ahead_s` seconds later than now."""
+
+    def __init__(self, ahead_s: float):
+        self.ahead_s = ahead_s
+
+    def time(self) -> float:
+        return time.time() + self.ahead_s
+
+
+@override_settings(LOGIN_THROTTLE={**LIMITS, "WINDOW_S": 60})
+def test_the_lock_ends_with_the_window(client, learner, monkeypatch):
+    from accounts import throttle
+
     for _ in range(5):
         sign_in(client, "ada", "guess")
     response = sign_in(client, "ada", RIGHT)
     assert "Try again in 1 minute," in response.content.decode()
-    time.sleep(1.2)
+    monkeypatch.setattr(throttle, "time", _Later(59))
+    assert "Try again in 1 minute," in sign_in(client, "ada", RIGHT).content.decode()  # a second to go: still held
+    monkeypatch.setattr(throttle, "time", _Later(61))  # the window has passed: the right password signs in
     assert sign_in(client, "ada", RIGHT).status_code == 302
 
 

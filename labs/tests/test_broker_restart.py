@@ -13,6 +13,7 @@ from celery import Celery
 from django.utils import timezone
 
 from gpu_worker.contract import wire
+from health.broker_epoch import broker_emptied_at
 from health.models import WorkerHeartbeat
 from labs.models import Submission
 from labs.reaper import submissions_resend_lost
@@ -53,7 +54,7 @@ def _beat(name: str, grading, age_s: float):
 
 def test_runs_sent_before_the_broker_restarted_empty_are_sent_again_once(broker, django_capture_on_commit_callbacks):
     lab = LabFactory()
-    time.sleep(1.1)  # the broker's start is known to the second (its uptime): a run in its first may go twice
+    broker_emptied_at()  # fixes the broker's start before a run is sent (its uptime is known to the second)
     queued = SubmissionFactory(lab=lab)
     assert submissions_resend_lost() == 0  # sent to the broker that still holds it
     running = SubmissionFactory(lab=lab, status="running")
