@@ -62,15 +62,18 @@ def _fresh_cache():
 
 
 @pytest.fixture
-def learner(django_user_model):
-    return django_user_model.objects.create_user("ada", "ada@example.com", "correct-horse-battery")
+def learner(db):
+    from accounts.tests.factories import UserFactory
+
+    return UserFactory(username="ada", password="correct-horse-battery")
 
 
 @pytest.fixture
-def instructor(django_user_model):
+def instructor(db):
     from accounts.roles import instructor_group
+    from accounts.tests.factories import UserFactory
 
-    user = django_user_model.objects.create_user("grace", "grace@example.com", "correct-horse-battery")
+    user = UserFactory(username="grace", password="correct-horse-battery")
     user.groups.add(instructor_group())
     return user
 

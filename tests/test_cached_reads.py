@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from accounts.roles import instructor_group
 from drills.loader import load_module_exercises
-from drills.models import ReviewCard
 from drills.tests import factories
 from drills.tests.helpers import drill_url
 
@@ -70,14 +69,8 @@ def test_the_review_badge_follows_the_cards_and_the_clock(learner_client, learne
     page = reverse("course:index")
     assert "due for review" not in learner_client.get(page).content.decode()
     now = timezone.now()
-    card = ReviewCard.objects.create(
-        learner=learner,
-        drill=drills["quiz"],
-        card={},
-        last_rating=3,
-        passing=True,
-        reviewed_at=now,
-        due=now + timedelta(hours=1),
+    card = factories.ReviewCardFactory(
+        learner=learner, drill=drills["quiz"], reviewed_at=now, due=now + timedelta(hours=1)
     )
     assert "due for review" not in learner_client.get(page).content.decode()  # counted again: not due yet
     later = now + timedelta(hours=1, seconds=1)

@@ -33,9 +33,8 @@ def wait_for_joined_beat(timeout: float = 120):
 @pytest.mark.slow
 @pytest.mark.sandbox
 @pytest.mark.django_db(transaction=True)
-def test_a_second_host_joins_the_broker_with_one_command_and_grades_part_of_a_burst(
-    redis_url, tmp_path, django_user_model
-):
+def test_a_second_host_joins_the_broker_with_one_command_and_grades_part_of_a_burst(redis_url, tmp_path):
+    from accounts.tests.factories import UserFactory
     from labs.models import Submission
     from labs.services import submission_create
     from labs.tests.factories import LabFactory
@@ -63,7 +62,7 @@ def test_a_second_host_joins_the_broker_with_one_command_and_grades_part_of_a_bu
             assert "==> grading for the site whose broker is 127.0.0.1" in log
             burst = [
                 submission_create(
-                    learner=django_user_model.objects.create_user(f"burst-{n}"),
+                    learner=UserFactory(username=f"burst-{n}"),
                     lab=lab,
                     mode="submit",
                     source=REFERENCE,

@@ -7,7 +7,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from cohorts.models import Cohort, CohortLab, Membership
+from cohorts.models import CohortLab
+from cohorts.tests.factories import CohortFactory
 from labs.tests.factories import LabFactory
 
 pytestmark = pytest.mark.django_db
@@ -15,9 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_due_date_is_read_in_the_instructors_zone_and_shown_in_the_learners(instructor, learner):
     lab = LabFactory()
-    cohort = Cohort.objects.create(name="Cohort Z")
-    cohort.instructors.add(instructor)
-    Membership.objects.create(cohort=cohort, learner=learner)
+    cohort = CohortFactory(name="Cohort Z", instructors=[instructor], learners=[learner])
     teacher = Client()
     teacher.force_login(instructor)
     teacher.cookies["tz"] = "Asia/Kolkata"  # UTC+05:30

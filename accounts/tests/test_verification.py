@@ -10,7 +10,8 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from accounts.verification import is_verified
-from cohorts.models import Invitation, Membership
+from cohorts.models import Membership
+from cohorts.tests.factories import InvitationFactory
 from instructor.tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +27,7 @@ def sign_up(client, username, email, capture, address="10.1.1.1"):
 def test_the_mailed_link_proves_the_address_and_unlocks_the_invitation(django_capture_on_commit_callbacks):
     owner = factories.user("teacher")
     cohort = factories.cohort(owner, [], name="Cohort V")
-    invitation = Invitation.objects.create(cohort=cohort, email="marie@example.com", invited_by=owner)
+    invitation = InvitationFactory(cohort=cohort, email="marie@example.com", invited_by=owner)
     client = Client()
     sign_up(client, "marie", "marie@example.com", django_capture_on_commit_callbacks)
     accept = reverse("instructor:invitation_accept", args=[invitation.pk])
@@ -42,7 +43,7 @@ def test_the_mailed_link_proves_the_address_and_unlocks_the_invitation(django_ca
 def test_a_stranger_with_the_invited_address_cannot_accept(django_capture_on_commit_callbacks):
     owner = factories.user("teacher")
     cohort = factories.cohort(owner, [], name="Cohort S")
-    invitation = Invitation.objects.create(cohort=cohort, email="victim@example.com", invited_by=owner)
+    invitation = InvitationFactory(cohort=cohort, email="victim@example.com", invited_by=owner)
     stranger = Client()
     sign_up(stranger, "stranger", "victim@example.com", django_capture_on_commit_callbacks)
     assert stranger.post(reverse("instructor:invitation_accept", args=[invitation.pk])).status_code == 404

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.tests.factories import UserFactory
 from cohorts.models import Cohort, CohortLab, Extension, GradeRelease, Invitation, Membership, ScoreOverride
 from config.tests import world as site
 from drills.models import Attempt, MockInterview
@@ -192,15 +193,15 @@ def _health(expected, got):
     return got if expected == "H" and got in (200, 503) else expected
 
 
-def test_superusers_read_every_submission_and_staff_alone_gives_nothing(django_user_model):
+def test_superusers_read_every_submission_and_staff_alone_gives_nothing():
     """The rule's edges: a superuser reaches every cohort, so every submission; `is_staff` alone does not,
     and neither does a cohort's instructor list without the instructor role."""
     world = site.build()
     url = reverse("labs:submission", args=[world.defaults["submission_id"]])
     client = Client()
-    client.force_login(django_user_model.objects.create_superuser("root", "root@example.com", "pw"))
+    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
     assert client.get(url).status_code == 200
-    client.force_login(django_user_model.objects.create_user("desk", "desk@example.com", "pw", is_staff=True))
+    client.force_login(UserFactory(username="desk", is_staff=True))
     assert client.get(url).status_code == 404
     own = world.users["own_instructor"]
     own.groups.clear()

@@ -11,13 +11,11 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from accounts.roles import instructor_group
-from cohorts.models import CohortLab, Extension, Invitation, ScoreOverride
-from drills.models import MockInterview
-from drills.tests.factories import load_fixture
-from experiments.models import Experiment
-from gpu_worker.contract.knobs import normalize
+from cohorts.tests.factories import CohortLabFactory, ExtensionFactory, InvitationFactory, ScoreOverrideFactory
+from drills.tests.factories import MockInterviewFactory, load_fixture
+from experiments.tests.factories import ExperimentFactory
 from instructor.tests import factories
-from labs.models import Lab, RegradeRequest
+from labs.tests.factories import LabFactory, RegradeRequestFactory
 
 MARKERS = ("SECRET-SOURCE-OF-ADA", "ada-private@example.com", "REASON-ABOUT-ADA")
 ROLES = ("anonymous", "learner_b", "other_instructor", "learner_a", "own_instructor")
@@ -43,12 +41,8 @@ class World:
 def build() -> World:
     factories.course(n_modules=2, n_sections=2)
     drills = load_fixture()
-    Lab.objects.create(slug="paged-attention", title="Paged attention", module_slug="m1", order=9)  # has a board
-    ada = factories.user("ada")
-    ada.email = MARKERS[1]
-    ada.save(update_fields=["email"])
-    ada.verified_email.email = MARKERS[1]
-    ada.verified_email.save(update_fields=["email"])
+    LabFactory(slug="paged-attention", title="Paged attention", module_slug="m1", order=9, bare=True)  # has a board
+    ada = factories.user("ada", email=MARKERS[1])
     bea = factories.user("bea")
     own, other = factories.user("own"), factories.user("other")
     for teacher in (own, other):
@@ -58,7 +52,7 @@ def build() -> World:
     cohort_c = factories.cohort(own, [], name="Cohort C")
     sub_a = factories.submission(ada, "lab-1", 0.5, source=f"# {MARKERS[0]}\nx = 1\n")
     factories.submission(bea, "lab-1", 0.7, source="# bea's own code\n")
-    override = ScoreOverride.objects.create(
+    override = ScoreOverrideFactory(
         cohort=cohort_a,
         learner=ada,
         kind="lab",
@@ -69,8 +63,8 @@ def build() -> World:
         created_by=own,
     )
     due = timezone.now() + timedelta(days=7)
-    CohortLab.objects.create(cohort=cohort_a, lab_slug="lab-1", due_at=due)
-    extension = Extension.objects.create(
+    CohortLabFactory(cohort=cohort_a, lab_slug="lab-1", due_at=due)
+    extension = ExtensionFactory(
         cohort=cohort_a,
         learner=ada,
         lab_slug="lab-1",
@@ -78,17 +72,17 @@ def build() -> World:
         reason=MARKERS[2],
         created_by=own,
     )
-    to_ada = Invitation.objects.create(cohort=cohort_c, email=MARKERS[1], invited_by=own)
-    to_newcomer = Invitation.objects.create(cohort=cohort_a, email="newcomer@example.com", invited_by=own)
-    mock = MockInterview.objects.create(
+    to_ada = InvitationFactory(cohort=cohort_c, email=MARKERS[1], invited_by=own)
+    to_newcomer = InvitationFactory(cohort=cohort_a, email="newcomer@example.com", invited_by=own)
+    mock = MockInterviewFactory(
         learner=ada,
         minutes=10,
         module_slugs=[drills["card"].module_slug],
         drill_ids=[drills["quiz"].pk, drills["card"].pk],
     )
     card = drills["card"]
-    regrade_request = RegradeRequest.objects.create(submission=sub_a, learner=ada, reason="Please look again at it.")
-    experiment = Experiment.objects.create(owner=ada, config=normalize({}), config_hash="0" * 64)
+    regrade_request = RegradeRequestFactory(submission=sub_a, learner=ada, reason="Please look again at it.")
+    experiment = ExperimentFactory(owner=ada)
     world = World(users={"learner_a": ada, "learner_b": bea, "own_instructor": own, "other_instructor": other})
     world.defaults = {
         "cohort_id": cohort_a.pk,

@@ -67,8 +67,10 @@ def no_script_errors(page):
 
 
 @pytest.fixture
-def signed_in(page, course_site, django_user_model):
-    user = django_user_model.objects.create_user("lin", "lin@example.com", "correct-horse-battery")
+def signed_in(page, course_site):
+    from accounts.tests.factories import UserFactory
+
+    user = UserFactory(username="lin")
     sign_in(page.context, user, course_site)
     return page
 

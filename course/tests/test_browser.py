@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from accounts.tests.factories import UserFactory
 from course import kv_math, widget_math
 from testing.browser import sign_in
 
@@ -59,8 +60,8 @@ def test_scrolling_to_the_end_of_a_section_records_it_once(signed_in, course_sit
     expect(page.get_by_test_id("progress-alpha")).to_have_text("1 of 3 sections read (33%)")  # shown per module
 
 
-def test_mark_read_works_without_javascript(browser, course_site, django_user_model):
-    user = django_user_model.objects.create_user("nojs", "nojs@example.com", "correct-horse-battery")
+def test_mark_read_works_without_javascript(browser, course_site):
+    user = UserFactory(username="nojs")
     context = browser.new_context(java_script_enabled=False)
     sign_in(context, user, course_site)
     page = context.new_page()

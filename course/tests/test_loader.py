@@ -6,6 +6,7 @@ from django.forms.models import model_to_dict
 
 from course.loader import load_course
 from course.models import Module, Section, SectionRead
+from course.tests.factories import SectionReadFactory
 
 from .conftest import FIXTURE_CONTENT
 
@@ -185,8 +186,8 @@ def test_loading_twice_changes_nothing(fixture_course):
 def test_reload_updates_in_place_keeps_progress_and_drops_removed_sections(fixture_course, broken_content, learner):
     kept = Section.objects.get(module__slug="alpha", slug="first-steps")
     removed = Section.objects.get(module__slug="alpha", slug="batching")
-    SectionRead.objects.create(user=learner, section=kept)
-    SectionRead.objects.create(user=learner, section=removed)
+    SectionReadFactory(user=learner, section=kept)
+    SectionReadFactory(user=learner, section=removed)
     edit(broken_content / "01-alpha/sections/01-first-steps.md", "Some text", "Rewritten text")
     (broken_content / "01-alpha/sections/03-batching.md").unlink()
     load(broken_content)

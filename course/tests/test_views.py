@@ -7,8 +7,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from accounts.tests.factories import UserFactory
 from course import selectors
 from course.models import Section, SectionRead
+from course.tests.factories import SectionReadFactory
 
 from .conftest import FIXTURE_CONTENT
 
@@ -17,9 +19,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def read(user, module_slug, section_slug):
-    return SectionRead.objects.create(
-        user=user, section=Section.objects.get(module__slug=module_slug, slug=section_slug)
-    )
+    return SectionReadFactory(user=user, section=Section.objects.get(module__slug=module_slug, slug=section_slug))
 
 
 def test_home_without_content_says_so(client):
@@ -47,7 +47,7 @@ def test_home_shows_progress_and_where_to_continue(learner_client, learner, fixt
 
 def test_home_says_when_everything_is_read(learner_client, learner, fixture_course):
     for section in Section.objects.all():
-        SectionRead.objects.create(user=learner, section=section)
+        SectionReadFactory(user=learner, section=section)
     page = learner_client.get("/course/").content.decode()
     assert "You have read every section" in page and "3 of 3 sections read (100%)" in page
 
@@ -147,8 +147,8 @@ def test_mark_read_refuses_get(learner_client, fixture_course):
     assert learner_client.get("/course/alpha/first-steps/read/").status_code == 405
 
 
-def test_selectors_for_other_apps(learner, django_user_model, fixture_course):
-    other = django_user_model.objects.create_user("bob", "bob@example.com", "pw-pw-pw-pw-1")
+def test_selectors_for_other_apps(learner, fixture_course):
+    other = UserFactory(username="bob")
     read(learner, "alpha", "first-steps")
     latest = read(learner, "beta", "ring")
     read(other, "alpha", "batching")

@@ -1,9 +1,14 @@
-"""A small module of exercises as the course loader reads them, loaded through the drills loader."""
+"""A small module of exercises as the course loader reads them, loaded through the drills loader; and factories
+for the rows a learner's answers leave (review cards, mock interviews) and for bare drills."""
 
 import copy
 
+import factory
+from django.utils import timezone
+
+from accounts.tests.factories import UserFactory
 from drills.loader import load_module_exercises
-from drills.models import Drill, Kind
+from drills.models import Drill, Kind, MockInterview, ReviewCard
 
 MODULE = "kv-basics"
 OTHER_MODULE = "ring-basics"
@@ -165,3 +170,41 @@ def load_fixture() -> dict[str, Drill]:
         "quiz_multi": Drill.objects.get(slug=QUIZ_MULTI["slug"]),
         "card": drills[Kind.CARD],
     }
+
+
+class DrillFactory(factory.django.DjangoModelFactory):
+    """A bare quiz drill, for tests that count drills rather than read them (`load_fixture` for real ones)."""
+
+    class Meta:
+        model = Drill
+
+    module_slug = "m1"
+    kind = Kind.QUIZ
+    slug = factory.Sequence(lambda n: f"drill-{n}")
+    title = factory.Sequence(lambda n: f"Drill {n}")
+    data = factory.Dict({})
+
+
+class ReviewCardFactory(factory.django.DjangoModelFactory):
+    """A card as the drills app leaves it after an answer rated 3: passing, and due as soon as reviewed."""
+
+    class Meta:
+        model = ReviewCard
+
+    learner = factory.SubFactory(UserFactory)
+    drill = factory.SubFactory(DrillFactory)
+    card = factory.Dict({})
+    reviewed_at = factory.LazyFunction(timezone.now)
+    due = factory.SelfAttribute("reviewed_at")
+    last_rating = 3
+    passing = True
+
+
+class MockInterviewFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = MockInterview
+
+    learner = factory.SubFactory(UserFactory)
+    minutes = 10
+    module_slugs = factory.List([])
+    drill_ids = factory.List([])

@@ -5,6 +5,7 @@ import json
 import pytest
 from django.test import Client
 
+from accounts.tests.factories import UserFactory
 from drills.models import Attempt, ReviewCard
 from drills.services import attempt_submit
 from drills.tests.helpers import choice_key, drill_url, fresh_round, match_fields
@@ -155,9 +156,9 @@ def test_bad_ratings_are_refused(learner_client, learner, drills, fields, messag
     assert attempt.rating is None and not ReviewCard.objects.exists()
 
 
-def test_a_learner_cannot_rate_another_learners_answer(client, learner, django_user_model, drills):
+def test_a_learner_cannot_rate_another_learners_answer(client, learner, drills):
     attempt = attempt_submit(learner=learner, drill=drills["card"], answer={"text": "mine"})
-    client.force_login(django_user_model.objects.create_user("eve", "eve@example.com", "pw-pw-pw-123"))
+    client.force_login(UserFactory(username="eve"))
     response = client.post(drill_url(drills["card"], "rate"), {"attempt": attempt.pk, "rating": "4"})
     assert response.status_code == 400
     attempt.refresh_from_db()

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 
+from accounts.tests.factories import UserFactory
 from drills import answers
 from drills.models import Attempt, Drill, Kind, MockInterview
 from drills.tests.helpers import round_from
@@ -101,11 +102,11 @@ def test_bad_mock_settings_are_refused(learner_client, drills, fields):
     assert not MockInterview.objects.exists()
 
 
-def test_mock_interviews_are_private(learner_client, learner, django_user_model, drills, client):
+def test_mock_interviews_are_private(learner_client, learner, drills, client):
     _start(learner_client)
     mock = MockInterview.objects.get(learner=learner)
     learner_client.post(reverse("drills:mock_finish", args=[mock.pk]))
-    client.force_login(django_user_model.objects.create_user("eve", "eve@example.com", "pw-pw-pw-123"))
+    client.force_login(UserFactory(username="eve"))
     for name in ("drills:mock_run", "drills:mock_report"):
         assert client.get(reverse(name, args=[mock.pk])).status_code == 404
     anonymous = learner_client.__class__()

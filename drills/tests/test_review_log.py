@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.tests.factories import UserFactory
 from drills.models import Attempt, ReviewCard, ReviewLog
 from drills.review import interval_words, review_record
 from drills.review_log import review_stats
@@ -51,9 +52,7 @@ def test_undo_puts_the_card_back_and_the_answer_waits_for_a_rating(learner_clien
     assert again.status_code == 200 and Attempt.objects.get(pk=attempt_id).rating == 2
 
 
-def test_undo_restores_an_earlier_state_and_refuses_someone_elses_rating(
-    learner_client, learner, drills, django_user_model
-):
+def test_undo_restores_an_earlier_state_and_refuses_someone_elses_rating(learner_client, learner, drills):
     card = drills["card"]
     long_ago = timezone.now() - timedelta(days=30)
     earlier = review_record(learner=learner, drill=card, rating=3, at=long_ago)  # due long since
@@ -61,7 +60,7 @@ def test_undo_restores_an_earlier_state_and_refuses_someone_elses_rating(
     learner_client.post(drill_url(card, "rate"), {"attempt": attempt_id, "rating": "1"})
     assert ReviewCard.objects.get(pk=earlier.pk).last_rating == 1
     stranger = Client()
-    stranger.force_login(django_user_model.objects.create_user("stranger", "s@example.com", "pw-stranger-1"))
+    stranger.force_login(UserFactory(username="stranger", email="s@example.com"))
     undo = reverse("drills:undo", args=[card.module_slug, card.slug])
     assert stranger.post(undo, {"attempt": attempt_id}).status_code == 400
     assert learner_client.post(undo, {"attempt": "not-a-number"}).status_code == 400

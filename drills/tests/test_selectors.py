@@ -6,6 +6,7 @@ import pytest
 from django.test import RequestFactory
 from django.utils import timezone
 
+from accounts.tests.factories import UserFactory
 from drills import selectors
 from drills.context_processors import review_due
 from drills.models import ReviewCard
@@ -15,8 +16,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def other(django_user_model):
-    return django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-123")
+def other(db):
+    return UserFactory(username="bo")
 
 
 def test_mastery_is_the_share_of_items_whose_latest_review_passes(learner, drills):

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.tests.factories import UserFactory
 from drills import answers
 from drills.models import Attempt, Drill, Kind, ReviewCard
 from drills.payload import AnswerError
@@ -78,8 +79,8 @@ def test_match_scores_each_pair(learner, drills):
     assert [row["right"] for row in feedback["rows"]] == [False, False, True, True]
 
 
-def test_wrong_answers_come_back_sooner_than_right_ones(learner, django_user_model, drills):
-    other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-123")
+def test_wrong_answers_come_back_sooner_than_right_ones(learner, drills):
+    other = UserFactory(username="bo")
     attempt_submit(learner=learner, drill=drills["spot"], answer={"line": 1})
     attempt_submit(learner=other, drill=drills["spot"], answer={"line": 4})
     wrong_due = ReviewCard.objects.get(learner=learner).due
@@ -97,16 +98,16 @@ def test_card_answer_waits_for_its_rating(learner, drills):
         card_rate(learner=learner, attempt=attempt, rating=3, covered=[])
 
 
-def test_low_rating_comes_back_sooner_than_easy(learner, django_user_model, drills):
-    other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-123")
+def test_low_rating_comes_back_sooner_than_easy(learner, drills):
+    other = UserFactory(username="bo")
     for user, rating in ((learner, 2), (other, 4)):
         attempt = attempt_submit(learner=user, drill=drills["card"], answer={"text": "x"})
         card_rate(learner=user, attempt=attempt, rating=rating, covered=[])
     assert ReviewCard.objects.get(learner=learner).due < ReviewCard.objects.get(learner=other).due
 
 
-def test_nobody_rates_another_learners_card(learner, django_user_model, drills):
-    other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-123")
+def test_nobody_rates_another_learners_card(learner, drills):
+    other = UserFactory(username="bo")
     attempt = attempt_submit(learner=learner, drill=drills["card"], answer={"text": "x"})
     with pytest.raises(AnswerError):
         card_rate(learner=other, attempt=attempt, rating=4, covered=[])

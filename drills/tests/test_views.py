@@ -5,6 +5,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from accounts.tests.factories import UserFactory
 from drills.models import Attempt, ReviewCard
 from drills.tests.helpers import choice_key, drill_url, fresh_round, match_fields, round_from
 
@@ -209,10 +210,10 @@ def test_module_mastery_partial_reads_mastery_once_per_request(rf, learner, dril
     assert "Mastery 20%" in first and "Mastery 0%" in second and "/drills/module/kv-basics/" in first
 
 
-def test_module_page_shows_only_my_own_progress(client, learner, django_user_model, drills):
+def test_module_page_shows_only_my_own_progress(client, learner, drills):
     from drills.services import attempt_submit
 
-    other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-123")
+    other = UserFactory(username="bo")
     attempt_submit(learner=other, drill=drills["spot"], answer={"line": 4})
     client.force_login(learner)
     html = client.get(reverse("drills:module", args=["kv-basics"])).content.decode()

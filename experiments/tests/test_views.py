@@ -4,6 +4,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from accounts.tests.factories import UserFactory
 from course.tests.conftest import FIXTURE_CONTENT
 from experiments.models import Experiment
 from experiments.services import config_hash, experiment_create, experiment_mark_running, result_ingest
@@ -91,9 +92,9 @@ def test_a_new_configuration_is_queued_for_the_worker(learner_client, learner, d
 
 
 def test_an_identical_configuration_is_served_from_the_cache(
-    learner_client, django_user_model, small_result, django_capture_on_commit_callbacks
+    learner_client, small_result, django_capture_on_commit_callbacks
 ):
-    other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-pw")
+    other = UserFactory(username="bo")
     done_experiment(other, small_result)
     with django_capture_on_commit_callbacks() as callbacks:
         response = learner_client.post(INDEX, form_data(**SMALL))
@@ -140,10 +141,8 @@ def test_one_run_waits_at_a_time_and_a_lost_one_is_dropped(learner_client, learn
     assert learner_client.post(INDEX, form_data(max_num_seqs=6)).status_code == 302
 
 
-def test_a_learner_sees_only_their_own_runs(
-    learner_client, learner, django_user_model, small_result, django_assert_num_queries
-):
-    other = django_user_model.objects.create_user("bo", "bo@example.com", "pw-pw-pw-pw")
+def test_a_learner_sees_only_their_own_runs(learner_client, learner, small_result, django_assert_num_queries):
+    other = UserFactory(username="bo")
     theirs = done_experiment(other, small_result)
     mine = [finished_experiment(learner, {"max_num_seqs": n}) for n in (2, 3, 4)]
     with django_assert_num_queries(5):  # session, user, two for the site header, one for the runs
@@ -174,8 +173,8 @@ def test_section_pages_link_their_presets(client, fixture_presets):
     assert "Try it on the engine" not in client.get("/course/alpha/first-steps/").content.decode()
 
 
-def test_the_page_says_where_a_run_waits_then_that_it_runs(learner_client, learner, django_user_model, small_result):
-    other = django_user_model.objects.create_user("cy", "cy@example.com", "pw-pw-pw-pw")
+def test_the_page_says_where_a_run_waits_then_that_it_runs(learner_client, learner, small_result):
+    other = UserFactory(username="cy")
     first = experiment_create(owner=other, config={**small_result["config"], "max_num_seqs": 3})
     mine = experiment_create(owner=learner, config=small_result["config"])
     page = learner_client.get(mine.get_absolute_url()).content.decode()

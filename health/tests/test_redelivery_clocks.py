@@ -2,13 +2,12 @@
 twice: the workers' beats carry the clocks their apps really run by, and /healthz says when they disagree."""
 
 import pytest
-from django.utils import timezone
 
 from config.celery import app as web_app
 from gpu_worker.celery_app import app as grading_app
 from gpu_worker.contract import wire
 from gpu_worker.heartbeat import broker_clocks
-from health.models import WorkerHeartbeat
+from health.tests.factories import WorkerHeartbeatFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +20,7 @@ def test_the_apps_beats_report_one_timeout_above_the_hard_limit():
 
 def _beat(name: str, **clocks):
     info = {"queues": [wire.GRADING_QUEUE], "sandbox_status": {"ok": True}, **clocks}
-    WorkerHeartbeat.objects.create(name=name, host=name, info=info, last_seen=timezone.now())
+    WorkerHeartbeatFactory(name=name, host=name, info=info)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from cohorts.models import CohortLab, Extension, GradeRelease, Membership, ScoreOverride
+from accounts.tests.factories import UserFactory
+from cohorts.models import Extension, GradeRelease, Membership, ScoreOverride
+from cohorts.tests.factories import CohortLabFactory, ExtensionFactory, ScoreOverrideFactory
 from instructor.tests import factories
 from labs.models import Submission
 
@@ -43,7 +45,7 @@ def cohort_urls(cohort, learner_id, submission_id, override_id, extension_id):
 @pytest.fixture
 def scene(cohort, learner, instructor):
     sub = factories.submission(learner, "lab-1", 0.5)
-    override = ScoreOverride.objects.create(
+    override = ScoreOverrideFactory(
         cohort=cohort,
         learner=learner,
         kind="lab",
@@ -53,8 +55,8 @@ def scene(cohort, learner, instructor):
         reason="viva",
         created_by=instructor,
     )
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=timezone.now())
-    extension = Extension.objects.create(
+    CohortLabFactory(cohort=cohort, lab_slug="lab-1", due_at=timezone.now())
+    extension = ExtensionFactory(
         cohort=cohort,
         learner=learner,
         lab_slug="lab-1",
@@ -98,8 +100,8 @@ def test_instructor_of_another_cohort_gets_404_and_changes_nothing(client, other
     assert Extension.objects.get().reason == "ill" and not GradeRelease.objects.exists()
 
 
-def test_superuser_reaches_every_cohort(client, scene, django_user_model, cohort, other_cohort):
-    admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw-pw-pw-pw")
+def test_superuser_reaches_every_cohort(client, scene, cohort, other_cohort):
+    admin = UserFactory(username="root", is_staff=True, is_superuser=True)
     client.force_login(admin)
     index = client.get(reverse("instructor:index")).content.decode()
     assert cohort.join_code in index and other_cohort.join_code in index
@@ -135,7 +137,7 @@ def test_ids_of_another_cohort_do_not_reach_it(instructor_client, cohort, other_
 
 def test_undo_cannot_reach_an_override_of_another_cohort(instructor_client, cohort, other_cohort, other_instructor):
     outsider = other_cohort.learners.get()
-    theirs = ScoreOverride.objects.create(
+    theirs = ScoreOverrideFactory(
         cohort=other_cohort,
         learner=outsider,
         kind="lab",

@@ -9,6 +9,7 @@ from django.conf import settings
 from playwright.sync_api import expect
 
 from cohorts.models import CohortLab
+from cohorts.tests.factories import CohortLabFactory
 from instructor.tests import factories
 from labs.models import Submission
 
@@ -148,7 +149,7 @@ def test_copy_button_puts_the_join_link_on_the_clipboard(page, live_server, inst
 def test_changing_only_the_weight_keeps_the_due_dates(page, live_server, instructor):
     factories.course(n_modules=2, n_sections=1)
     cohort = factories.cohort(instructor, [])
-    CohortLab.objects.create(
+    CohortLabFactory(
         cohort=cohort,
         lab_slug="lab-1",
         due_at="2026-03-01T12:00Z",

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from playwright.sync_api import expect
 
-from cohorts.models import CohortLab
+from cohorts.tests.factories import CohortLabFactory
 from instructor.tests import factories
 from instructor.tests.test_browser_daily import (  # noqa: F401
     DESKTOP,
@@ -26,7 +26,7 @@ DUE = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
 def test_give_an_extension_then_release_grades(page, live_server, instructor, learner, viewport):
     factories.course(n_modules=1, n_sections=1)
     cohort = factories.cohort(instructor, [learner], name="Spring cohort")
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
+    CohortLabFactory(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
     factories.submission(learner, "lab-1", 1.0, at=DUE + timedelta(hours=30))  # two started days late
     page.set_viewport_size(viewport)
     log_in(page, live_server, next_url=f"/instructor/c/{cohort.pk}/learners/{learner.pk}/")

@@ -6,6 +6,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from cohorts.models import CohortLab, Membership, ScoreOverride
+from cohorts.tests.factories import CohortLabFactory
 from instructor.tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +17,7 @@ def roster_page(client, cohort) -> str:
 
 
 def test_each_lab_row_is_pre_filled_with_its_current_policy(instructor_client, cohort):
-    CohortLab.objects.create(
+    CohortLabFactory(
         cohort=cohort,
         lab_slug="lab-2",
         due_at="2026-03-01T12:00Z",
@@ -73,7 +74,7 @@ def test_clearing_a_date_on_purpose_still_clears_it(instructor_client, cohort):
 
 
 def test_a_bad_row_shows_its_error_beside_the_others_still_pre_filled(instructor_client, cohort):
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-2", weight=7)
+    CohortLabFactory(cohort=cohort, lab_slug="lab-2", weight=7)
     response = instructor_client.post(
         reverse("instructor:policy_set", args=[cohort.pk]), {"lab_slug": "lab-1", "weight": "-1"}
     )

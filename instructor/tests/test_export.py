@@ -8,7 +8,7 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
-from cohorts.models import CohortLab, Membership, ScoreOverride
+from cohorts.tests.factories import CohortLabFactory, MembershipFactory, ScoreOverrideFactory
 from instructor.templatetags.grades import number, percent
 from instructor.tests import factories
 
@@ -29,13 +29,13 @@ def graded(cohort, learner, instructor):
     cohort.drill_weight = 1
     cohort.save()
     bob = factories.user("bob", first_name="Bob", last_name="Moses")
-    Membership.objects.create(cohort=cohort, learner=bob)
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=20, weight=3)
+    MembershipFactory(cohort=cohort, learner=bob)
+    CohortLabFactory(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=20, weight=3)
     factories.submission(learner, "lab-1", 0.9, at=DUE + timedelta(days=1, hours=2))  # 40% off: 0.54
     factories.submission(bob, "lab-1", 0.7, at=DUE - timedelta(days=1))
     factories.submission(learner, "lab-2", 1.0, max_score=2.0)
     factories.master(learner, factories.drills("m1", n=3)[:2])
-    ScoreOverride.objects.create(
+    ScoreOverrideFactory(
         cohort=cohort,
         learner=learner,
         kind="lab",

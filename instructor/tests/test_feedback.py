@@ -5,7 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from cohorts.models import Cohort, Membership
+from accounts.tests.factories import UserFactory
+from cohorts.tests.factories import CohortFactory
 from labs.models import RegradeRequest, Submission, SubmissionComment
 from labs.tests.factories import LabFactory, SubmissionFactory
 
@@ -15,9 +16,7 @@ SOURCE = "def kv_bytes_per_token(config, dtype_bytes):\n    return 2 * dtype_byt
 
 @pytest.fixture
 def graded(instructor, learner):
-    cohort = Cohort.objects.create(name="Winter")
-    cohort.instructors.add(instructor)
-    Membership.objects.create(cohort=cohort, learner=learner)
+    cohort = CohortFactory(name="Winter", instructors=[instructor], learners=[learner])
     submission = SubmissionFactory(
         learner=learner,
         lab=LabFactory(),
@@ -46,7 +45,7 @@ def test_a_line_comment_reaches_the_learner_and_bad_lines_are_refused(instructor
 
 
 def test_a_regrade_request_is_answered_from_the_queue_with_a_regrade(
-    instructor_client, learner, graded, django_user_model, django_capture_on_commit_callbacks
+    instructor_client, learner, graded, django_capture_on_commit_callbacks
 ):
     cohort, submission = graded
     reader = Client()
@@ -57,7 +56,7 @@ def test_a_regrade_request_is_answered_from_the_queue_with_a_regrade(
     assert "already" in reader.post(ask, {"reason": "Once more, please look at it."}, follow=True).content.decode()
     assert RegradeRequest.objects.filter(status="open").count() == 1
     stranger = Client()
-    stranger.force_login(django_user_model.objects.create_user("eve", "eve@example.com", "pw-pw-pw-pw"))
+    stranger.force_login(UserFactory(username="eve"))
     assert stranger.post(ask, {"reason": "Let me ask for someone else."}).status_code == 404
     queue = instructor_client.get(reverse("instructor:requests", args=[cohort.pk])).content.decode()
     assert "please check test 3" in queue

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from cohorts.models import CohortLab, ScoreOverride
 from cohorts.terms import late_penalty_pct
+from cohorts.tests.factories import CohortLabFactory, ScoreOverrideFactory
 from instructor.gradebook import cohort_gradebook
 from instructor.tests import factories
 from labs import grades as lab_grades
@@ -52,7 +53,7 @@ def test_penalty_is_bounded_and_never_falls_with_time(offset_s, extra_s, percent
 
 @pytest.mark.django_db
 def test_best_final_is_judged_submission_by_submission(cohort, learner):
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=50)
+    CohortLabFactory(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=50)
     factories.submission(learner, "lab-1", 0.6, at=DUE - timedelta(hours=1))  # on time: 0.6
     factories.submission(learner, "lab-1", 1.0, at=DUE + timedelta(hours=3))  # a day late: 1.0 - 50% = 0.5
     grade = cohort_gradebook(cohort).rows[0].labs["lab-1"]
@@ -64,7 +65,7 @@ def test_best_final_is_judged_submission_by_submission(cohort, learner):
 
 @pytest.mark.django_db
 def test_late_due_date_zeroes_and_penalty_shows_for_the_counted_submission(cohort, learner):
-    CohortLab.objects.create(
+    CohortLabFactory(
         cohort=cohort, lab_slug="lab-1", due_at=DUE, late_due_at=DUE + timedelta(days=2), percent_per_day=25
     )
     factories.submission(learner, "lab-1", 0.8, at=DUE + timedelta(days=1, hours=1))  # 2 days: 50% off: 0.4
@@ -75,7 +76,7 @@ def test_late_due_date_zeroes_and_penalty_shows_for_the_counted_submission(cohor
 
 @pytest.mark.django_db
 def test_regrade_replaces_the_score_and_keeps_the_submission_time(cohort, learner):
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
+    CohortLabFactory(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
     original = factories.submission(learner, "lab-1", 0.9, at=DUE - timedelta(days=1))
     factories.submission(learner, "lab-1", 0.3, at=DUE + timedelta(days=5), regrade_of=original)
     grade = cohort_gradebook(cohort).rows[0].labs["lab-1"]
@@ -102,14 +103,14 @@ def test_raw_best_agrees_with_the_labs_selector(cohort, learner):
 def test_overrides_replace_scores_until_undone_and_enter_the_total(cohort, learner, instructor):
     cohort.drill_weight = 2
     cohort.save()
-    CohortLab.objects.create(cohort=cohort, lab_slug="lab-2", weight=0)
+    CohortLabFactory(cohort=cohort, lab_slug="lab-2", weight=0)
     factories.submission(learner, "lab-1", 0.5)
     mastered = factories.drills("m1", n=4)
     factories.master(learner, mastered[:2])  # m1: 50%, m2: no drills
     row = cohort_gradebook(cohort).rows[0]
     # labs: lab-1 weight 1 at 0.5, lab-2 weight 0; drills weight 2 at mean(0.5, 0) = 0.25
     assert row.total_pct == pytest.approx(100 * (1 * 0.5 + 2 * 0.25) / 3, abs=0.01)
-    override = ScoreOverride.objects.create(
+    override = ScoreOverrideFactory(
         cohort=cohort,
         learner=learner,
         kind="lab",
@@ -119,7 +120,7 @@ def test_overrides_replace_scores_until_undone_and_enter_the_total(cohort, learn
         reason="viva",
         created_by=instructor,
     )
-    ScoreOverride.objects.create(
+    ScoreOverrideFactory(
         cohort=cohort,
         learner=learner,
         kind="module",

@@ -9,8 +9,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from cohorts.models import CohortLab, Extension, GradeRelease, ScoreOverride
+from cohorts.models import CohortLab, Extension, GradeRelease
 from cohorts.terms import own_terms
+from cohorts.tests.factories import CohortLabFactory, MembershipFactory, ScoreOverrideFactory
 from instructor.gradebook import cohort_gradebook
 from instructor.tests import factories
 
@@ -20,7 +21,7 @@ DUE = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
 
 @pytest.fixture
 def policy(cohort):
-    return CohortLab.objects.create(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
+    return CohortLabFactory(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
 
 
 def signed_in(user, zone: str | None = None) -> Client:
@@ -65,7 +66,7 @@ def test_an_extension_takes_the_late_penalty_away_and_removing_it_brings_it_back
 
 def test_an_extension_only_moves_its_own_learner(cohort, policy, instructor, learner):
     bob = factories.user("bob")
-    cohort.memberships.create(learner=bob)
+    MembershipFactory(cohort=cohort, learner=bob)
     for who in (learner, bob):
         factories.submission(who, "lab-1", 1.0, at=DUE + timedelta(hours=3))
     give(signed_in(instructor), cohort, learner, **{"extension-due_at": "2026-11-03T12:00"})
@@ -122,7 +123,7 @@ def test_a_learner_of_another_cohort_cannot_be_given_one(cohort, policy, instruc
 
 def test_grades_show_to_learners_only_once_released(cohort, policy, instructor, learner):
     factories.submission(learner, "lab-1", 0.5, at=DUE - timedelta(hours=1))
-    ScoreOverride.objects.create(
+    ScoreOverrideFactory(
         cohort=cohort,
         learner=learner,
         kind="lab",

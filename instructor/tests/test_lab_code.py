@@ -6,7 +6,8 @@ import zipfile
 import pytest
 from django.urls import reverse
 
-from cohorts.models import Cohort, Membership
+from accounts.tests.factories import UserFactory
+from cohorts.tests.factories import CohortFactory
 from labs.models import Submission
 from labs.tests.factories import LabFactory, SubmissionFactory
 
@@ -28,13 +29,10 @@ OTHER = """def kv_bytes_per_token(config, dtype_bytes):
 
 
 @pytest.fixture
-def class_of_three(instructor, django_user_model):
+def class_of_three(instructor):
     lab = LabFactory(starter_code=STARTER)
-    cohort = Cohort.objects.create(name="Spring 27")
-    cohort.instructors.add(instructor)
-    learners = [django_user_model.objects.create_user(name, f"{name}@example.com", "pw-pw-pw-pw") for name in "abc"]
-    for learner in learners:
-        Membership.objects.create(cohort=cohort, learner=learner)
+    learners = [UserFactory(username=name) for name in "abc"]
+    cohort = CohortFactory(name="Spring 27", instructors=[instructor], learners=learners)
     sources = {"a": HONEST, "b": HONEST.replace("layers", "n_layers").replace("heads", "kv"), "c": OTHER}
     made = {}
     for learner in learners:

@@ -7,11 +7,16 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from cohorts.models import Cohort, Membership
+from accounts.tests.factories import UserFactory
+from cohorts.models import Cohort
+from cohorts.tests.factories import MembershipFactory
 from course.models import Section, SectionRead
+from course.tests.factories import SectionReadFactory
 from drills.models import ReviewCard
+from drills.tests.factories import ReviewCardFactory
 from instructor.tests import factories
 from labs.models import Lab, Submission
+from labs.tests.factories import SubmissionFactory
 
 pytestmark = pytest.mark.django_db
 MATRIX_QUERIES = 19  # session, user, groups, cohort, then the gradebook's fixed set (extensions and releases
@@ -23,30 +28,24 @@ def rows(response) -> list[str]:
 
 
 def big_cohort(instructor, n_learners: int, n_modules: int = 8) -> Cohort:
-    """n learners over n_modules modules, each learner with reads, mastery and two submissions."""
+    """n learners over n_modules modules, each learner with reads, mastery and two submissions. Built by the
+    factories and saved in bulk, a few INSERTs for thousands of rows."""
     factories.course(n_modules=n_modules, n_sections=4)
-    users = get_user_model().objects.bulk_create(
-        [get_user_model()(username=f"l{i:03d}", email=f"l{i:03d}@example.com") for i in range(n_learners)]
-    )
+    users = get_user_model().objects.bulk_create([UserFactory.build(username=f"l{i:03d}") for i in range(n_learners)])
     cohort = factories.cohort(instructor, users, name="Big")
     sections = list(Section.objects.all())
     drills = [d for m in range(1, n_modules + 1) for d in factories.drills(f"m{m}", n=2)]
     labs = list(Lab.objects.all())
     now = timezone.now()
-    SectionRead.objects.bulk_create([SectionRead(user=u, section=s) for u in users for s in sections[::3]])
+    SectionRead.objects.bulk_create([SectionReadFactory.build(user=u, section=s) for u in users for s in sections[::3]])
     ReviewCard.objects.bulk_create(
-        [
-            ReviewCard(learner=u, drill=d, card={}, due=now, last_rating=3, passing=True, reviewed_at=now)
-            for u in users
-            for d in drills[::2]
-        ]
+        [ReviewCardFactory.build(learner=u, drill=d, reviewed_at=now) for u in users for d in drills[::2]]
     )
     Submission.objects.bulk_create(
         [
-            Submission(
+            SubmissionFactory.build(
                 learner=u,
                 lab=lab,
-                mode="submit",
                 source="x",
                 status="done",
                 verdict="accepted",
@@ -105,7 +104,8 @@ def test_one_column_per_module_whatever_their_number(instructor_client, instruct
 
 def test_sort_by_any_column_and_filter_by_name(instructor_client, cohort, learner):
     bob, cyd = factories.user("bob", first_name="Robert"), factories.user("cyd")
-    Membership.objects.bulk_create([Membership(cohort=cohort, learner=u) for u in (bob, cyd)])
+    for member in (bob, cyd):
+        MembershipFactory(cohort=cohort, learner=member)
     factories.submission(bob, "lab-1", 0.9)
     factories.submission(learner, "lab-1", 0.2)
     factories.read(cyd, "m2", 3)
@@ -122,7 +122,7 @@ def test_sort_by_any_column_and_filter_by_name(instructor_client, cohort, learne
 
 def test_inactive_learners_are_highlighted(instructor_client, cohort, learner):
     busy = factories.user("busy")
-    Membership.objects.create(cohort=cohort, learner=busy)
+    MembershipFactory(cohort=cohort, learner=busy)
     factories.submission(busy, "lab-1", 0.5, at=timezone.now() - timedelta(days=1))
     factories.read(learner, "m1", 1, at=timezone.now() - timedelta(days=10))
     url = reverse("instructor:matrix", args=[cohort.pk])

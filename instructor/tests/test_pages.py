@@ -7,7 +7,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cohorts.models import ScoreOverride
-from health.models import WorkerHeartbeat
+from cohorts.tests.factories import MembershipFactory, ScoreOverrideFactory
+from health.tests.factories import WorkerHeartbeatFactory
 from instructor.tests import factories
 from labs.models import Submission
 
@@ -111,15 +112,13 @@ def test_override_shows_in_the_audit_list_and_can_be_undone(instructor_client, c
 def test_queue_health_shows_counts_and_workers(instructor_client, cohort, learner):
     factories.submission(learner, "lab-1", None, status="queued", at=timezone.now() - timedelta(seconds=90))
     factories.submission(learner, "lab-2", None, status="running")
-    WorkerHeartbeat.objects.create(
+    WorkerHeartbeatFactory(
         name="celery@gpu-1",
         host="gpu-1",
         last_seen=timezone.now(),
         info={"host": "gpu-1", "torch": "2.13.0", "cuda": "NVIDIA H200"},
     )
-    WorkerHeartbeat.objects.create(
-        name="celery@old", host="old", info={}, last_seen=timezone.now() - timedelta(hours=1)
-    )
+    WorkerHeartbeatFactory(name="celery@old", host="old", info={}, last_seen=timezone.now() - timedelta(hours=1))
     response = instructor_client.get(reverse("instructor:queue"))
     page = response.content.decode()
     assert response.context["stats"]["queued"] == 1 and response.context["stats"]["running"] == 1
@@ -134,8 +133,8 @@ def add_rows(cohort, learner, instructor, n: int, tag: str) -> None:
     for i in range(n):
         factories.submission(learner, "lab-1", 0.5)
         member = factories.user(f"{tag}{i}")
-        cohort.memberships.create(learner=member)
-        ScoreOverride.objects.create(
+        MembershipFactory(cohort=cohort, learner=member)
+        ScoreOverrideFactory(
             cohort=cohort,
             learner=member,
             kind="lab",

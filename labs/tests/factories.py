@@ -1,10 +1,12 @@
-"""Factories for labs tests: a kv-sizing lab and submissions in any state."""
+"""Factories for labs tests: a kv-sizing lab, submissions in any state, drafts and regrade requests."""
+
+from datetime import timedelta
 
 import factory
-from django.contrib.auth import get_user_model
 
+from accounts.tests.factories import UserFactory
 from gpu_worker.graders.result import Report
-from labs.models import Lab, Submission
+from labs.models import Lab, LabDraft, RegradeRequest, Submission
 
 KV_STARTER = """def kv_bytes_per_token(config: dict, dtype_bytes: int) -> int:
     raise NotImplementedError
@@ -18,14 +20,6 @@ def num_gpu_blocks(gpu_memory_bytes, gpu_memory_utilization, weight_bytes, activ
 def max_concurrent_seqs(num_blocks, block_size, seq_len) -> int:
     raise NotImplementedError
 """
-
-
-class UserFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = get_user_model()
-
-    username = factory.Sequence(lambda n: f"learner{n}")
-    email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
 
 
 class LabFactory(factory.django.DjangoModelFactory):
@@ -43,16 +37,51 @@ class LabFactory(factory.django.DjangoModelFactory):
     starter_code = KV_STARTER
     limits = {"wall_s": 20.0}
 
+    class Params:
+        # No statement, contract, starter code or limits: a lab that is only its slug, title and module.
+        bare = factory.Trait(summary="", statement_html="", contract="", starter_code="", limits=factory.Dict({}))
+
 
 class SubmissionFactory(factory.django.DjangoModelFactory):
+    """`at=when`: sent at `when` (created and queued then) and, when done, finished 5 s later."""
+
     class Meta:
         model = Submission
+        skip_postgeneration_save = True
 
     learner = factory.SubFactory(UserFactory)
     lab = factory.SubFactory(LabFactory)
     mode = "submit"
     source = "def f():\n    return 1\n"
     status = "queued"
+
+    @factory.post_generation
+    def at(submission, create, extracted, **kwargs):
+        if not (create and extracted):
+            return  # auto_now_add fields take no value on create: they are moved after it
+        finished_at = extracted + timedelta(seconds=5) if submission.status == "done" else submission.finished_at
+        Submission.objects.filter(pk=submission.pk).update(
+            created_at=extracted, queued_at=extracted, finished_at=finished_at
+        )
+        submission.refresh_from_db()
+
+
+class LabDraftFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = LabDraft
+
+    learner = factory.SubFactory(UserFactory)
+    lab = factory.SubFactory(LabFactory)
+    source = "# a draft\n"
+
+
+class RegradeRequestFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = RegradeRequest
+
+    submission = factory.SubFactory(SubmissionFactory, status="done", verdict="wrong_answer", score=0.0, max_score=1.0)
+    learner = factory.SelfAttribute("submission.learner")
+    reason = "Please look at it again."
 
 
 def worker_tests(hidden_passed: bool) -> list[dict]:

@@ -4,8 +4,9 @@ figure's spread of rounds, and a CPU board says its figures are noisy."""
 import pytest
 from django.urls import reverse
 
+from accounts.tests.factories import UserFactory
 from labs.board_standing import NO_FIGURE, unranked_for
-from labs.tests.factories import UserFactory, speed_lab, timed_submission
+from labs.tests.factories import speed_lab, timed_submission
 
 pytestmark = pytest.mark.django_db
 

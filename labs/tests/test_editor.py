@@ -4,9 +4,10 @@ Run/Submit answered in the page's result panel (htmx) and the submitted code sho
 import pytest
 from django.urls import reverse
 
+from accounts.tests.factories import UserFactory
 from labs.models import LabDraft, Submission
 from labs.services import result_ingest
-from labs.tests.factories import LabFactory, SubmissionFactory, UserFactory, result_json
+from labs.tests.factories import LabFactory, SubmissionFactory, result_json
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from labs.models import LabDraft, Submission
 from labs.services import result_ingest
-from labs.tests.factories import LabFactory, SubmissionFactory, result_json
+from labs.tests.factories import LabDraftFactory, LabFactory, SubmissionFactory, result_json
 from testing.browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -88,7 +88,7 @@ def test_loading_a_past_submission_fills_the_editor(lab_page, learner):
         max_score=1.0,
         source="def kv_bytes_per_token(config, dtype_bytes):\n    return 'v1'\n",
     )
-    LabDraft.objects.create(learner=learner, lab=old.lab, source="# today's draft\n")
+    LabDraftFactory(learner=learner, lab=old.lab, source="# today's draft\n")
     page.goto(page.url_of_lab)
     expect(page.locator(".cm-content")).to_contain_text("today's draft")
     row = page.locator("#history tr", has_text="Wrong answer")

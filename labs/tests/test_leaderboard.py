@@ -2,9 +2,10 @@
 
 import pytest
 
-from cohorts.models import Cohort, Membership
+from accounts.tests.factories import UserFactory
+from cohorts.tests.factories import CohortFactory
 from labs.leaderboard import best_per_learner, board_for
-from labs.tests.factories import UserFactory, speed_lab, timed_submission
+from labs.tests.factories import speed_lab, timed_submission
 
 pytestmark = pytest.mark.django_db
 
@@ -54,9 +55,7 @@ def test_device_kinds_are_ranked_apart():
 def test_cohort_scope_holds_only_its_learners_and_site_scope_everyone():
     lab = speed_lab("ring-allreduce")
     ada, bob, cy = (UserFactory(username=name) for name in ("ada", "bob", "cy"))
-    cohort = Cohort.objects.create(name="Spring")
-    Membership.objects.create(cohort=cohort, learner=ada)
-    Membership.objects.create(cohort=cohort, learner=cy)
+    cohort = CohortFactory(name="Spring", learners=[ada, cy])
     for learner, busbw in ((ada, 1.0), (bob, 3.0), (cy, 2.0)):
         timed_submission(learner, lab, busbw)
     assert names(board_for(lab=lab, viewer=ada, cohort=cohort)) == [(1, "cy", 2.0), (2, "ada", 1.0)]
@@ -122,8 +121,7 @@ def test_a_board_costs_one_query_however_many_submissions(django_assert_num_quer
     for index, learner in enumerate(learners):
         for figure in (index, index + 0.5):
             timed_submission(learner, lab, float(figure + 1), gpu="NVIDIA H200" if index % 2 else None)
-    cohort = Cohort.objects.create(name="Spring")
-    Membership.objects.bulk_create([Membership(cohort=cohort, learner=learner) for learner in learners[:3]])
+    cohort = CohortFactory(name="Spring", learners=learners[:3])
     with django_assert_num_queries(1):
         site = board_for(lab=lab, viewer=learners[0], device="NVIDIA H200")
     with django_assert_num_queries(1):

@@ -3,7 +3,8 @@
 import pytest
 from playwright.sync_api import expect
 
-from labs.tests.factories import UserFactory, speed_lab, timed_submission
+from accounts.tests.factories import UserFactory
+from labs.tests.factories import speed_lab, timed_submission
 from testing.browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -6,9 +6,10 @@ import pytest
 from django.urls import reverse
 
 from accounts.roles import instructor_group
-from cohorts.models import Cohort, Membership
+from accounts.tests.factories import UserFactory
+from cohorts.tests.factories import CohortFactory, MembershipFactory
 from labs.models import CohortBoard
-from labs.tests.factories import LabFactory, UserFactory, speed_lab, timed_submission
+from labs.tests.factories import LabFactory, speed_lab, timed_submission
 
 pytestmark = pytest.mark.django_db
 
@@ -16,10 +17,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def spring(learner, instructor):
     """Cohort Spring: ada (the `learner`) and bob, taught by grace (the `instructor`); cy is in no cohort."""
-    cohort = Cohort.objects.create(name="Spring")
-    cohort.instructors.add(instructor)
     bob = UserFactory(username="bob", first_name="Robert", last_name="Tables")
-    Membership.objects.bulk_create([Membership(cohort=cohort, learner=learner), Membership(cohort=cohort, learner=bob)])
+    cohort = CohortFactory(name="Spring", instructors=[instructor], learners=[learner, bob])
     lab = speed_lab("paged-attention")
     timed_submission(learner, lab, 2.5)
     timed_submission(bob, lab, 1.25)
@@ -127,7 +126,7 @@ def test_the_page_costs_the_same_queries_for_many_learners(
     lab = speed_lab("paged-attention")
     for index in range(12):
         extra = UserFactory()
-        Membership.objects.create(cohort=spring, learner=extra)
+        MembershipFactory(cohort=spring, learner=extra)
         timed_submission(extra, lab, 3.0 + index)
     with django_assert_max_num_queries(12):
         response = learner_client.get(board_url())

@@ -5,10 +5,11 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from accounts.tests.factories import UserFactory
 from gpu_worker.graders.paged_roofline import TITLE
 from labs.models import Lab
 from labs.services import result_ingest
-from labs.tests.factories import SubmissionFactory, UserFactory, roofline_result, timed_submission
+from labs.tests.factories import SubmissionFactory, roofline_result, timed_submission
 from testing.browser import save_screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -5,9 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.tests.factories import UserFactory
 from labs import grades, selectors
 from labs.models import Submission
-from labs.tests.factories import LabFactory, SubmissionFactory, UserFactory
+from labs.tests.factories import LabFactory, SubmissionFactory
 
 pytestmark = pytest.mark.django_db
 

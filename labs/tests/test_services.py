@@ -6,9 +6,10 @@ import json
 import pytest
 import redis
 
+from accounts.tests.factories import UserFactory
 from labs.models import Submission
 from labs.services import SubmissionRefused, submission_create, submission_regrade
-from labs.tests.factories import LabFactory, SubmissionFactory, UserFactory
+from labs.tests.factories import LabFactory, SubmissionFactory
 from testing.workers import client_app, purge_queues
 
 pytestmark = pytest.mark.django_db

@@ -6,11 +6,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from cohorts.models import Cohort, CohortLab, GradeRelease, Membership, ScoreOverride
+from cohorts.tests.factories import CohortFactory, CohortLabFactory, GradeReleaseFactory, ScoreOverrideFactory
 from instructor.gradebook import cohort_gradebook
 from labs import grades
-from labs.models import Submission
-from labs.tests.factories import LabFactory
+from labs.tests.factories import LabFactory, SubmissionFactory
 
 pytestmark = pytest.mark.django_db
 DUE = timezone.now().replace(microsecond=0) - timedelta(days=3)
@@ -23,19 +22,16 @@ def lab():
 
 @pytest.fixture
 def cohort(learner, instructor):
-    cohort = Cohort.objects.create(name="Autumn")
-    cohort.instructors.add(instructor)
-    Membership.objects.create(cohort=cohort, learner=learner)
-    return cohort
+    return CohortFactory(name="Autumn", instructors=[instructor], learners=[learner])
 
 
 def release(cohort, lab):
     """The instructor released the lab's grades: from now on learners see the score that counts."""
-    GradeRelease.objects.create(cohort=cohort, lab_slug=lab.slug, released_by=cohort.instructors.get())
+    GradeReleaseFactory(cohort=cohort, lab_slug=lab.slug, released_by=cohort.instructors.get())
 
 
 def submit(learner, lab, score, at):
-    row = Submission.objects.create(
+    return SubmissionFactory(
         learner=learner,
         lab=lab,
         mode="submit",
@@ -44,13 +40,12 @@ def submit(learner, lab, score, at):
         verdict="accepted" if score == 1 else "wrong_answer",
         score=score,
         max_score=1.0,
+        at=at,
     )
-    Submission.objects.filter(pk=row.pk).update(created_at=at, queued_at=at, finished_at=at + timedelta(seconds=5))
-    return row
 
 
 def test_a_late_perfect_score_shows_the_penalised_figure_the_gradebook_has(learner_client, learner, lab, cohort):
-    CohortLab.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
+    CohortLabFactory(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
     submit(learner, lab, 1.0, DUE + timedelta(hours=5))  # one started day late: 10% off
     release(cohort, lab)
     counted = cohort_gradebook(cohort).rows[0].labs[lab.slug].final
@@ -65,7 +60,7 @@ def test_a_late_perfect_score_shows_the_penalised_figure_the_gradebook_has(learn
 
 
 def test_an_on_time_lower_score_can_be_the_one_that_counts(learner, lab, cohort):
-    CohortLab.objects.create(
+    CohortLabFactory(
         cohort=cohort, lab_slug=lab.slug, due_at=DUE, late_due_at=DUE + timedelta(days=1), percent_per_day=50
     )
     submit(learner, lab, 0.6, DUE - timedelta(hours=1))
@@ -79,7 +74,7 @@ def test_an_on_time_lower_score_can_be_the_one_that_counts(learner, lab, cohort)
 
 def test_an_override_is_the_score_that_counts(learner_client, learner, instructor, lab, cohort):
     submit(learner, lab, 0.5, DUE)
-    ScoreOverride.objects.create(
+    ScoreOverrideFactory(
         cohort=cohort,
         learner=learner,
         kind="lab",
@@ -106,13 +101,13 @@ def test_no_cohort_means_no_due_date_and_the_best_score_counts(learner_client, l
 def test_the_labs_list_costs_the_same_queries_for_more_labs(
     learner_client, learner, lab, cohort, django_assert_max_num_queries
 ):
-    CohortLab.objects.create(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
+    CohortLabFactory(cohort=cohort, lab_slug=lab.slug, due_at=DUE, percent_per_day=10)
     submit(learner, lab, 1.0, DUE)
     with django_assert_max_num_queries(14) as few:
         learner_client.get(reverse("labs:index"))
     for n in range(4):
         more = LabFactory(slug=f"extra-{n}", order=10 + n)
-        CohortLab.objects.create(cohort=cohort, lab_slug=more.slug, due_at=DUE)
+        CohortLabFactory(cohort=cohort, lab_slug=more.slug, due_at=DUE)
         submit(learner, more, 0.5, DUE + timedelta(days=1))
     with django_assert_max_num_queries(len(few.captured_queries)):
         text = learner_client.get(reverse("labs:index")).content.decode()

@@ -6,9 +6,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.tests.factories import UserFactory
 from labs.models import Submission
 from labs.services import result_ingest
-from labs.tests.factories import LabFactory, SubmissionFactory, UserFactory, result_json
+from labs.tests.factories import LabFactory, SubmissionFactory, result_json
 
 pytestmark = pytest.mark.django_db
 
@@ -196,8 +197,8 @@ def test_submission_page_when_done_shows_everything(learner_client, learner, lab
     assert "accepted" in text and "not scored" in text and "plotly.min.js" in text and "SECRET" not in text
 
 
-def test_only_the_learner_and_instructors_of_their_cohort_see_a_submission(client, instructor, lab, django_user_model):
-    from cohorts.models import Cohort, Membership
+def test_only_the_learner_and_instructors_of_their_cohort_see_a_submission(client, instructor, lab):
+    from cohorts.tests.factories import CohortFactory
 
     submission = SubmissionFactory(lab=lab)
     url = reverse("labs:submission", args=[submission.pk])
@@ -207,11 +208,9 @@ def test_only_the_learner_and_instructors_of_their_cohort_see_a_submission(clien
     client.force_login(instructor)  # an instructor, but of no cohort this learner is in
     assert client.get(url).status_code == 404
     assert client.get(url, headers={"HX-Request": "true"}).status_code == 404
-    cohort = Cohort.objects.create(name="Spring")
-    cohort.instructors.add(instructor)
-    Membership.objects.create(cohort=cohort, learner=submission.learner)
+    cohort = CohortFactory(name="Spring", instructors=[instructor], learners=[submission.learner])
     assert client.get(url).status_code == 200
-    cohort.instructors.set([django_user_model.objects.create_user("other")])  # taught by someone else now
+    cohort.instructors.set([UserFactory(username="other")])  # taught by someone else now
     assert client.get(url).status_code == 404
 
 
