@@ -3,6 +3,10 @@
     .venv/bin/python scripts/lock.py          # rewrite requirements.lock and requirements-worker.lock
     .venv/bin/python scripts/lock.py --check  # exit 1 if a lock no longer matches its requirements file
 
+`--check` resolves each requirements file held to its lock (`-c lock`), so a newer release of some
+dependency on the index does not make a lock stale; a requirement the lock cannot satisfy, or a package
+the lock lacks or no longer needs, does.
+
 pip resolves each set as if nothing were installed (`pip install --dry-run --report`), on this host:
 torch is the CPU build here, and a CUDA host's `torch==2.13.0` brings the nvidia-* wheels that torch
 itself pins exactly. scripts/bootstrap.sh, CI and the Docker images install from these locks.
@@ -18,12 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCKS = {"requirements.lock": "requirements.txt", "requirements-worker.lock": "requirements-worker.txt"}
 
 
-def resolve(requirements: str) -> list[str]:
+def resolve(requirements: str, constraints: str | None = None) -> list[str]:
+    """The pins pip chooses for `requirements` (held to the `constraints` file when given)."""
+    held = ["-c", str(ROOT / constraints)] if constraints else []
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         subprocess.run(
             [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-             "--report", str(report), "-r", str(ROOT / requirements)],
+             "--report", str(report), "-r", str(ROOT / requirements), *held],
             check=True,
         )  # fmt: skip
         chosen = json.loads(report.read_text())["install"]
@@ -40,11 +46,15 @@ def render(requirements: str, pins: list[str]) -> str:
 def main(argv: list[str]) -> int:
     stale = []
     for lock, requirements in LOCKS.items():
-        text = render(requirements, resolve(requirements))
         if "--check" in argv:
-            if (ROOT / lock).read_text() != text:
+            try:
+                held = render(requirements, resolve(requirements, constraints=lock))
+            except subprocess.CalledProcessError:  # a requirement the lock's pins cannot satisfy
+                held = None
+            if (ROOT / lock).read_text() != held:
                 stale.append(lock)
         else:
+            text = render(requirements, resolve(requirements))
             (ROOT / lock).write_text(text)
             print(f"wrote {lock} ({text.count(chr(10)) - 1} packages)")
     for lock in stale:
