@@ -1,6 +1,6 @@
 """Fault test: the site's Redis (broker and cache, as under `make run`) is killed and started again while
-learners use the site. No page is a 5xx; the run waiting in Redis when it died is sent again within a minute
-of its return; a run sent while it was away is given back at once, and its learner sends it again."""
+learners use the site. No page is a 5xx; the run waiting in Redis when it died is sent again at a reaper tick
+after its return; a run sent while it was away is given back at once, and its learner sends it again."""
 
 import http.cookiejar
 import os
@@ -140,7 +140,9 @@ def test_killing_redis_costs_no_page_and_no_run(tmp_path, learner, django_user_m
         def sent() -> list[int]:
             return [_sent_kwargs(m)["submission_id"] for m in broker.lrange("gpu", 0, -1)]
 
-        wait_for(lambda: waiting.pk in sent(), 60, f"ada's run sent again; the queue holds {sent()}")
+        # at a reaper tick (every 30 s) once beat and the worker are back on Redis: 25-26 s on an idle box,
+        # more than 60 s once while a second test suite ran beside this one
+        wait_for(lambda: waiting.pk in sent(), 150, f"ada's run sent again; the queue holds {sent()}")
         print(f"ada's run was sent again {time.monotonic() - back:.1f} s after Redis came back")
         assert sorted(sent()) == sorted(
             [waiting.pk, Submission.objects.filter(learner__username="bea").latest("pk").pk]
