@@ -188,13 +188,13 @@ def override_undo(*, cohort: Cohort, override_id: int, by) -> ScoreOverride:
 def extension_set(*, cohort: Cohort, learner_id: int, lab_slug: str, due_at, reason: str, by) -> Extension:
     """Give one learner their own, later due date for a lab (replacing an extension they had for it)."""
     learner = _member(cohort, learner_id)
-    policy = CohortLab.objects.filter(cohort=cohort, lab_slug=lab_slug).first()
-    if policy is None or policy.due_at is None:
+    terms = CohortLab.objects.filter(cohort=cohort, lab_slug=lab_slug).first()
+    if terms is None or terms.due_at is None:
         raise ActionRefused(f"{lab_slug} has no due date in this cohort to extend; set one on the roster page first.")
     if not reason.strip():
         raise ActionRefused("Give a reason for the extension.")
-    if due_at <= policy.due_at:
-        local = timezone.localtime(policy.due_at)
+    if due_at <= terms.due_at:
+        local = timezone.localtime(terms.due_at)
         raise ActionRefused(f"An extension must be later than the cohort's due date, {local:%Y-%m-%d %H:%M}.")
     extension, _ = Extension.objects.update_or_create(
         cohort=cohort,

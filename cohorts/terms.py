@@ -20,16 +20,16 @@ class LabTerms:
         return self.extension is not None
 
 
-def own_terms(policy, extension=None):
-    """The terms one learner works to: `policy` (a CohortLab, or None) as is without an extension that moves it."""
-    if policy is None or extension is None or policy.due_at is None or extension.due_at <= policy.due_at:
-        return policy
-    shift = extension.due_at - policy.due_at
+def own_terms(terms, extension=None):
+    """The terms one learner works to: `terms` (a CohortLab, or None) as is without an extension that moves them."""
+    if terms is None or extension is None or terms.due_at is None or extension.due_at <= terms.due_at:
+        return terms
+    shift = extension.due_at - terms.due_at
     return LabTerms(
         due_at=extension.due_at,
-        late_due_at=policy.late_due_at + shift if policy.late_due_at else None,
-        percent_per_day=policy.percent_per_day,
-        weight=policy.weight,
+        late_due_at=terms.late_due_at + shift if terms.late_due_at else None,
+        percent_per_day=terms.percent_per_day,
+        weight=terms.weight,
         extension=extension,
     )
 

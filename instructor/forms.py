@@ -33,7 +33,7 @@ class DrillWeightForm(forms.Form):
 
 
 class CohortLabForm(forms.Form):
-    """One lab's policy, pre-filled in that lab's row of the table; `policy_data` fills what a post leaves out."""
+    """One lab's terms, pre-filled in that lab's row of the table; `terms_data` fills what a post leaves out."""
 
     lab_slug = forms.ChoiceField(label="Lab", widget=forms.HiddenInput)
     due_at = forms.DateTimeField(
@@ -46,7 +46,7 @@ class CohortLabForm(forms.Form):
     weight = forms.FloatField(min_value=0, max_value=1000, initial=1)
 
     def __init__(self, *args, lab_slugs: list[str], slug: str = "", **kwargs):
-        """`slug` names the row: its inputs get their own ids and belong to the row's <form id="policy-slug">."""
+        """`slug` names the row: its inputs get their own ids and belong to the row's <form id="terms-slug">."""
         if slug:
             kwargs.setdefault("auto_id", f"id_{slug}_%s")
         super().__init__(*args, **kwargs)
@@ -55,7 +55,7 @@ class CohortLabForm(forms.Form):
         if slug:
             for name, field in self.fields.items():
                 label = field.label or pretty_name(name)
-                field.widget.attrs.update({"form": f"policy-{slug}", "aria-label": f"{label} of {slug}"})
+                field.widget.attrs.update({"form": f"terms-{slug}", "aria-label": f"{label} of {slug}"})
 
     def clean(self):
         data = super().clean()
@@ -67,20 +67,20 @@ class CohortLabForm(forms.Form):
         return data
 
 
-def policy_values(policy, lab_slug: str) -> dict:
-    """The form's values for a lab's current policy (the defaults when it has none)."""
-    if policy is None:
+def terms_values(terms, lab_slug: str) -> dict:
+    """The form's values for a lab's current terms (the defaults when it has none)."""
+    if terms is None:
         return {"lab_slug": lab_slug, "due_at": None, "late_due_at": None, "percent_per_day": 0, "weight": 1}
     return {
         "lab_slug": lab_slug,
-        "due_at": policy.due_at,
-        "late_due_at": policy.late_due_at,
-        "percent_per_day": policy.percent_per_day,
-        "weight": policy.weight,
+        "due_at": terms.due_at,
+        "late_due_at": terms.late_due_at,
+        "percent_per_day": terms.percent_per_day,
+        "weight": terms.weight,
     }
 
 
-def policy_data(posted, current: dict) -> dict:
+def terms_data(posted, current: dict) -> dict:
     """The posted fields over the current values: a field the post leaves out keeps its value, never blanks it."""
     data = {
         key: ""
@@ -159,12 +159,12 @@ class ExtensionForm(forms.Form):
         error_messages={"required": "Give a reason for the extension."},
     )
 
-    def __init__(self, *args, policies, **kwargs):
-        """`policies`: the cohort's CohortLabs; only a lab with a due date can be extended."""
+    def __init__(self, *args, cohort_labs, **kwargs):
+        """`cohort_labs`: the cohort's CohortLabs; only a lab with a due date can be extended."""
         kwargs.setdefault("prefix", "extension")
         super().__init__(*args, **kwargs)
         self.fields["lab_slug"].choices = [
-            (policy.lab_slug, f"{policy.lab_slug} (due {timezone.localtime(policy.due_at):%Y-%m-%d %H:%M})")
-            for policy in policies
-            if policy.due_at is not None
+            (terms.lab_slug, f"{terms.lab_slug} (due {timezone.localtime(terms.due_at):%Y-%m-%d %H:%M})")
+            for terms in cohort_labs
+            if terms.due_at is not None
         ]

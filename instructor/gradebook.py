@@ -1,4 +1,4 @@
-"""The grade of every learner in a cohort: late policy (with each learner's extensions), overrides and the
+"""The grade of every learner in a cohort: the late rule (with each learner's extensions), overrides and the
 weighted total, and which labs' grades are released to the learners.
 
 The matrix, the learner page and the CSV export all read these numbers, so they cannot disagree.
@@ -17,7 +17,7 @@ MODULE_MAX = 100.0  # module overrides are a mastery percentage
 
 @dataclass
 class LabGrade:
-    raw: float | None = None  # best score before the late policy
+    raw: float | None = None  # best score before the late rule
     max_score: float = DEFAULT_LAB_MAX
     penalty_pct: float = 0.0  # of the submission whose penalised score is best
     late_final: float | None = None
@@ -62,7 +62,7 @@ class LearnerGrades:
 class Gradebook:
     cohort: Cohort
     modules: list[dict]
-    labs: list[dict]  # [{slug, title, module, max_score, weight, policy, release}]
+    labs: list[dict]  # [{slug, title, module, max_score, weight, terms, release}]
     rows: list[LearnerGrades]
 
     def override_targets(self) -> dict[tuple[str, str], float]:
@@ -93,12 +93,14 @@ class Gradebook:
         ]
 
 
-def _lab_grades(rows: list[dict], policies: dict[str, CohortLab], extensions: dict) -> dict[tuple[int, str], LabGrade]:
-    return {key: LabGrade(**best) for key, best in sources.penalised_best(rows, policies, extensions).items()}
+def _lab_grades(
+    rows: list[dict], terms_by_slug: dict[str, CohortLab], extensions: dict
+) -> dict[tuple[int, str], LabGrade]:
+    return {key: LabGrade(**best) for key, best in sources.penalised_best(rows, terms_by_slug, extensions).items()}
 
 
 def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> list[dict]:
-    policies = {policy.lab_slug: policy for policy in cohort.cohort_labs.all()}
+    terms_by_slug = {terms.lab_slug: terms for terms in cohort.cohort_labs.all()}
     releases = cohort_reads.releases_in(cohort_id=cohort.pk)
     catalogue = sources.lab_rows()
     module_of = {lab["slug"]: lab["module_slug"] for lab in catalogue}
@@ -118,8 +120,8 @@ def _lab_catalogue(cohort: Cohort, modules: list[dict], rows: list[dict]) -> lis
             "title": title,
             "module": module_of.get(slug),
             "max_score": maxima.get(slug) or DEFAULT_LAB_MAX,
-            "policy": policies.get(slug),
-            "weight": policies[slug].weight if slug in policies else 1.0,
+            "terms": terms_by_slug.get(slug),
+            "weight": terms_by_slug[slug].weight if slug in terms_by_slug else 1.0,
             "release": releases.get(slug),  # None: learners do not see this lab's final yet
         }
         for slug, title in ((lab["slug"], lab["title"]) for lab in catalogue)
@@ -144,7 +146,7 @@ def cohort_gradebook(cohort: Cohort, *, learner_ids=None) -> Gradebook:
     extensions = {
         (ext.learner_id, ext.lab_slug): ext for ext in cohort_reads.extensions_in(cohort_id=cohort.pk, learner_ids=ids)
     }
-    lab_grades = _lab_grades(submits, {lab["slug"]: lab["policy"] for lab in labs if lab["policy"]}, extensions)
+    lab_grades = _lab_grades(submits, {lab["slug"]: lab["terms"] for lab in labs if lab["terms"]}, extensions)
     overrides = cohort_reads.active_overrides(cohort_id=cohort.pk, learner_ids=ids)
     mastery, reads = sources.mastery_for_users(ids), sources.sections_read_counts(ids)
     last_read, last_attempt = sources.last_read_at(ids), sources.last_attempt_at(ids)

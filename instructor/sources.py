@@ -75,10 +75,10 @@ def scored_submits(user_ids) -> list[dict]:
     return lab_grades.scored_submit_rows(user_ids=user_ids)
 
 
-def penalised_best(rows: list[dict], policies: dict, extensions: dict) -> dict[tuple[int, str], dict]:
+def penalised_best(rows: list[dict], terms_by_slug: dict, extensions: dict) -> dict[tuple[int, str], dict]:
     """{(learner_id, lab_slug): LabGrade fields}: the late rule applied submit by submit (labs.grades), each
     learner's by their own terms (`extensions`: {(learner_id, lab_slug): Extension})."""
-    return lab_grades.penalised_best(rows, policies, extensions)
+    return lab_grades.penalised_best(rows, terms_by_slug, extensions)
 
 
 def last_submission_at(user_ids) -> dict[int, datetime]:

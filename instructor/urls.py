@@ -35,7 +35,7 @@ urlpatterns = [
     ),
     path("c/<id:cohort_id>/roster/<id:learner_id>/remove/", cohorts.roster_remove, name="roster_remove"),
     path("c/<id:cohort_id>/code/rotate/", cohorts.code_rotate, name="code_rotate"),
-    path("c/<id:cohort_id>/policies/", cohorts.policy_set, name="policy_set"),
+    path("c/<id:cohort_id>/terms/", cohorts.lab_terms_set, name="lab_terms_set"),
     path("c/<id:cohort_id>/weights/", cohorts.weight_set, name="weight_set"),
     path("c/<id:cohort_id>/labs/<slug:lab_slug>/", labs.lab, name="lab"),
     path("c/<id:cohort_id>/labs/<slug:lab_slug>/regrade/", labs.lab_regrade, name="lab_regrade"),

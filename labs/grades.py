@@ -25,12 +25,15 @@ def counted_submits(rows: list[dict]) -> list[dict]:
     return sorted(counted.values(), key=lambda row: (row["submitted_at"], row["id"]))
 
 
-def penalised_best(rows: list[dict], policies: dict, extensions: dict | None = None) -> dict[tuple[int, str], dict]:
+def penalised_best(
+    rows: list[dict], terms_by_slug: dict, extensions: dict | None = None
+) -> dict[tuple[int, str], dict]:
     """{(learner_id, lab_slug): {raw, late_final, penalty_pct, submission_id, submitted_at, max_score}}.
 
     Each counted submit is judged on its own date, so an on-time 0.6 beats a late 1.0 at 50% a day, by the
-    learner's own terms (`extensions`: {(learner_id, lab_slug): Extension}); `raw` is the best score before
-    the late rule. The instructor gradebook reads these same figures."""
+    learner's own terms (`terms_by_slug`: {lab_slug: CohortLab}, moved by `extensions`: {(learner_id,
+    lab_slug): Extension}); `raw` is the best score before the late rule. The instructor gradebook reads
+    these same figures."""
     best: dict[tuple[int, str], dict] = {}
     extensions = extensions or {}
     for row in counted_submits(rows):
@@ -46,7 +49,7 @@ def penalised_best(rows: list[dict], policies: dict, extensions: dict | None = N
                 "max_score": 1.0,
             },
         )
-        terms = own_terms(policies.get(row["lab__slug"]), extensions.get(key))
+        terms = own_terms(terms_by_slug.get(row["lab__slug"]), extensions.get(key))
         penalty = late_penalty_pct(row["submitted_at"], terms)
         penalised = row["score"] * (1 - penalty / 100)
         if grade["raw"] is None or row["score"] > grade["raw"]:
@@ -79,10 +82,10 @@ def lab_standing(*, learner) -> dict[str, dict]:
     if not learner.is_authenticated:
         return {}
     membership = Membership.objects.filter(learner=learner).order_by("-joined_at", "-id").first()
-    policies, overrides, extensions, releases = {}, {}, {}, None
+    terms_by_slug, overrides, extensions, releases = {}, {}, {}, None
     if membership:
         cohort_id = membership.cohort_id
-        policies = {policy.lab_slug: policy for policy in CohortLab.objects.filter(cohort_id=cohort_id)}
+        terms_by_slug = {terms.lab_slug: terms for terms in CohortLab.objects.filter(cohort_id=cohort_id)}
         overrides = {
             slug: override
             for (_, kind, slug), override in cohort_reads.active_overrides(
@@ -95,13 +98,13 @@ def lab_standing(*, learner) -> dict[str, dict]:
             for ext in cohort_reads.extensions_in(cohort_id=cohort_id, learner_ids=[learner.pk])
         }
         releases = cohort_reads.releases_in(cohort_id=cohort_id)
-    best = penalised_best(scored_submit_rows(user_ids=[learner.pk]), policies, extensions)
+    best = penalised_best(scored_submit_rows(user_ids=[learner.pk]), terms_by_slug, extensions)
     standing = {}
-    for slug in set(policies) | set(overrides) | {key[1] for key in best}:
+    for slug in set(terms_by_slug) | set(overrides) | {key[1] for key in best}:
         grade, override = best.get((learner.pk, slug), {}), overrides.get(slug)
         released = releases is None or slug in releases
         standing[slug] = {
-            "policy": own_terms(policies.get(slug), extensions.get((learner.pk, slug))),
+            "terms": own_terms(terms_by_slug.get(slug), extensions.get((learner.pk, slug))),
             "released": released,
             "override": override if released else None,
             "raw": grade.get("raw"),

@@ -23,7 +23,7 @@ def test_a_due_date_is_read_in_the_instructors_zone_and_shown_in_the_learners(in
     roster = teacher.get(reverse("instructor:roster", args=[cohort.pk])).content.decode()
     assert 'Due <span class="muted">(Asia/Kolkata)</span>' in roster
     answer = teacher.post(
-        reverse("instructor:policy_set", args=[cohort.pk]),
+        reverse("instructor:lab_terms_set", args=[cohort.pk]),
         {"lab_slug": lab.slug, "due_at": "2026-12-10T17:30", "percent_per_day": "0", "weight": "1"},
     )
     assert answer.status_code in (200, 302)

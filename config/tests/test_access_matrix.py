@@ -80,7 +80,7 @@ EXPECTED = {
     "instructor:roster_invite": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:roster_remove": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:code_rotate": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
-    "instructor:policy_set": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
+    "instructor:lab_terms_set": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:weight_set": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},
     "instructor:lab": {"get": (L, 403, 404, 403, 200), "post": (L, 403, 404, 403, 200)},
     "instructor:lab_regrade": {"get": (405,) * 5, "post": (L, 403, 404, 403, 302)},

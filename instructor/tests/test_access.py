@@ -25,7 +25,7 @@ def cohort_urls(cohort, learner_id, submission_id, override_id, extension_id):
         ("post", reverse("instructor:roster_invite", args=[c])),
         ("post", reverse("instructor:roster_remove", args=[c, learner_id])),
         ("post", reverse("instructor:code_rotate", args=[c])),
-        ("post", reverse("instructor:policy_set", args=[c])),
+        ("post", reverse("instructor:lab_terms_set", args=[c])),
         ("post", reverse("instructor:weight_set", args=[c])),
         ("get", reverse("instructor:lab", args=[c, "lab-1"])),
         ("post", reverse("instructor:lab_regrade", args=[c, "lab-1"])),

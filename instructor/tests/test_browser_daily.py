@@ -1,4 +1,4 @@
-"""In Chromium at 1366 px and on a 390 px phone: the matrix of nine modules, the copy button, a policy row
+"""In Chromium at 1366 px and on a 390 px phone: the matrix of nine modules, the copy button, a row of lab terms
 edited in place, and a regraded submission that shows its result without a reload."""
 
 import os

@@ -1,4 +1,4 @@
-"""What an instructor touches every day: pre-filled policy rows, pickers, one live override per target,
+"""What an instructor touches every day: pre-filled terms rows, pickers, one live override per target,
 a submission page that refreshes itself, a copyable join link, the matrix's drill-down."""
 
 import pytest
@@ -16,7 +16,7 @@ def roster_page(client, cohort) -> str:
     return client.get(reverse("instructor:roster", args=[cohort.pk])).content.decode()
 
 
-def test_each_lab_row_is_pre_filled_with_its_current_policy(instructor_client, cohort):
+def test_each_lab_row_is_pre_filled_with_its_current_terms(instructor_client, cohort):
     CohortLabFactory(
         cohort=cohort,
         lab_slug="lab-2",
@@ -28,11 +28,11 @@ def test_each_lab_row_is_pre_filled_with_its_current_policy(instructor_client, c
     page = roster_page(instructor_client, cohort)
     for value in ('value="2026-03-01T12:00"', 'value="2026-03-04T09:30"', 'value="15.0"', 'value="3.0"'):
         assert value in page, value
-    assert 'id="policy-lab-1"' in page and 'id="policy-lab-2"' in page
+    assert 'id="terms-lab-1"' in page and 'id="terms-lab-2"' in page
 
 
 def test_saving_a_pre_filled_row_with_only_the_weight_changed_keeps_the_dates(instructor_client, cohort):
-    url = reverse("instructor:policy_set", args=[cohort.pk])
+    url = reverse("instructor:lab_terms_set", args=[cohort.pk])
     instructor_client.post(
         url,
         {
@@ -66,7 +66,7 @@ def test_saving_a_pre_filled_row_with_only_the_weight_changed_keeps_the_dates(in
 
 
 def test_clearing_a_date_on_purpose_still_clears_it(instructor_client, cohort):
-    url = reverse("instructor:policy_set", args=[cohort.pk])
+    url = reverse("instructor:lab_terms_set", args=[cohort.pk])
     instructor_client.post(url, {"lab_slug": "lab-1", "due_at": "2026-03-01T12:00", "weight": "2"})
     assert instructor_client.post(url, {"lab_slug": "lab-1", "due_at": ""}).status_code == 302
     saved = CohortLab.objects.get()
@@ -76,7 +76,7 @@ def test_clearing_a_date_on_purpose_still_clears_it(instructor_client, cohort):
 def test_a_bad_row_shows_its_error_beside_the_others_still_pre_filled(instructor_client, cohort):
     CohortLabFactory(cohort=cohort, lab_slug="lab-2", weight=7)
     response = instructor_client.post(
-        reverse("instructor:policy_set", args=[cohort.pk]), {"lab_slug": "lab-1", "weight": "-1"}
+        reverse("instructor:lab_terms_set", args=[cohort.pk]), {"lab_slug": "lab-1", "weight": "-1"}
     )
     page = response.content.decode()
     assert response.status_code == 400 and "Weight: Ensure this value is greater than or equal to 0." in page

@@ -44,7 +44,7 @@ def test_override_form_accepts_a_good_one_and_records_who(instructor_client, coh
     assert (saved.score, saved.max_score, saved.created_by, saved.reason) == (0.75, 1.0, instructor, "oral exam")
 
 
-def policy(client, cohort, **fields):
+def terms_set(client, cohort, **fields):
     data = {
         "lab_slug": "lab-1",
         "due_at": "2026-03-01T12:00",
@@ -53,7 +53,7 @@ def policy(client, cohort, **fields):
         "weight": "2",
         **fields,
     }
-    return client.post(reverse("instructor:policy_set", args=[cohort.pk]), data)
+    return client.post(reverse("instructor:lab_terms_set", args=[cohort.pk]), data)
 
 
 @pytest.mark.parametrize(
@@ -68,16 +68,16 @@ def policy(client, cohort, **fields):
         ({"due_at": "yesterday"}, "Enter a valid date/time."),
     ],
 )
-def test_policy_form_rejects_bad_input(instructor_client, cohort, fields, message):
-    response = policy(instructor_client, cohort, **fields)
+def test_terms_form_rejects_bad_input(instructor_client, cohort, fields, message):
+    response = terms_set(instructor_client, cohort, **fields)
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not CohortLab.objects.exists()
 
 
-def test_policy_form_saves_and_updates(instructor_client, cohort):
-    assert policy(instructor_client, cohort).status_code == 302
-    assert policy(instructor_client, cohort, percent_per_day="20").status_code == 302
+def test_terms_form_saves_and_updates(instructor_client, cohort):
+    assert terms_set(instructor_client, cohort).status_code == 302
+    assert terms_set(instructor_client, cohort, percent_per_day="20").status_code == 302
     saved = CohortLab.objects.get()
     assert (saved.percent_per_day, saved.weight, saved.due_at.isoformat()) == (20, 2, "2026-03-01T12:00:00+00:00")
     page = instructor_client.get(reverse("instructor:roster", args=[cohort.pk])).content.decode()

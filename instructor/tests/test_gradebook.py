@@ -1,4 +1,4 @@
-"""The gradebook: late policy per submission, regrades, overrides and the weighted total."""
+"""The gradebook: the late rule per submission, regrades, overrides and the weighted total."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -16,27 +16,27 @@ from labs import grades as lab_grades
 DUE = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
-def policy(**fields):
+def terms(**fields):
     return CohortLab(lab_slug="lab-1", **{"due_at": DUE, "percent_per_day": 10, **fields})
 
 
 def test_penalty_counts_started_days_after_the_due_date():
-    assert late_penalty_pct(DUE, policy()) == 0
-    assert late_penalty_pct(DUE + timedelta(seconds=1), policy()) == 10
-    assert late_penalty_pct(DUE + timedelta(days=1), policy()) == 10
-    assert late_penalty_pct(DUE + timedelta(days=1, minutes=1), policy()) == 20
-    assert late_penalty_pct(DUE + timedelta(days=30), policy()) == 100
+    assert late_penalty_pct(DUE, terms()) == 0
+    assert late_penalty_pct(DUE + timedelta(seconds=1), terms()) == 10
+    assert late_penalty_pct(DUE + timedelta(days=1), terms()) == 10
+    assert late_penalty_pct(DUE + timedelta(days=1, minutes=1), terms()) == 20
+    assert late_penalty_pct(DUE + timedelta(days=30), terms()) == 100
 
 
 def test_after_the_late_due_date_a_submission_scores_zero():
-    late = policy(late_due_at=DUE + timedelta(days=2), percent_per_day=5)
+    late = terms(late_due_at=DUE + timedelta(days=2), percent_per_day=5)
     assert late_penalty_pct(DUE + timedelta(days=2), late) == 10
     assert late_penalty_pct(DUE + timedelta(days=2, seconds=1), late) == 100
 
 
-def test_no_policy_or_no_due_date_means_no_penalty():
+def test_no_terms_or_no_due_date_means_no_penalty():
     assert late_penalty_pct(DUE + timedelta(days=9), None) == 0
-    assert late_penalty_pct(DUE + timedelta(days=9), policy(due_at=None)) == 0
+    assert late_penalty_pct(DUE + timedelta(days=9), terms(due_at=None)) == 0
 
 
 @given(
@@ -45,7 +45,7 @@ def test_no_policy_or_no_due_date_means_no_penalty():
     st.floats(min_value=0, max_value=100),
 )
 def test_penalty_is_bounded_and_never_falls_with_time(offset_s, extra_s, percent):
-    rule = policy(percent_per_day=percent)
+    rule = terms(percent_per_day=percent)
     first = late_penalty_pct(DUE + timedelta(seconds=offset_s), rule)
     later = late_penalty_pct(DUE + timedelta(seconds=offset_s + extra_s), rule)
     assert 0 <= first <= later <= 100

@@ -20,7 +20,7 @@ DUE = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def policy(cohort):
+def terms(cohort):
     return CohortLabFactory(cohort=cohort, lab_slug="lab-1", due_at=DUE, percent_per_day=10)
 
 
@@ -42,7 +42,7 @@ def export(client, cohort) -> dict:
     return next(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
 
 
-def test_an_extension_takes_the_late_penalty_away_and_removing_it_brings_it_back(cohort, policy, instructor, learner):
+def test_an_extension_takes_the_late_penalty_away_and_removing_it_brings_it_back(cohort, terms, instructor, learner):
     factories.submission(learner, "lab-1", 1.0, at=DUE + timedelta(days=1, hours=6))  # 2 started days late
     teacher = signed_in(instructor)
     assert export(teacher, cohort)["lab-1 final"] == "0.8"
@@ -64,7 +64,7 @@ def test_an_extension_takes_the_late_penalty_away_and_removing_it_brings_it_back
     assert "No such extension in this cohort" in again.content.decode()
 
 
-def test_an_extension_only_moves_its_own_learner(cohort, policy, instructor, learner):
+def test_an_extension_only_moves_its_own_learner(cohort, terms, instructor, learner):
     bob = factories.user("bob")
     MembershipFactory(cohort=cohort, learner=bob)
     for who in (learner, bob):
@@ -75,18 +75,18 @@ def test_an_extension_only_moves_its_own_learner(cohort, policy, instructor, lea
 
 
 def test_the_late_due_date_moves_with_the_extension():
-    policy = CohortLab(due_at=DUE, late_due_at=DUE + timedelta(days=2), percent_per_day=25)
-    terms = own_terms(policy, Extension(due_at=DUE + timedelta(days=5)))
+    lab_terms = CohortLab(due_at=DUE, late_due_at=DUE + timedelta(days=2), percent_per_day=25)
+    terms = own_terms(lab_terms, Extension(due_at=DUE + timedelta(days=5)))
     assert (terms.due_at, terms.late_due_at, terms.is_extended) == (
         DUE + timedelta(days=5),
         DUE + timedelta(days=7),
         True,
     )
-    assert own_terms(policy, Extension(due_at=DUE - timedelta(days=1))) is policy  # never stricter
-    assert own_terms(policy, None) is policy
+    assert own_terms(lab_terms, Extension(due_at=DUE - timedelta(days=1))) is lab_terms  # never stricter
+    assert own_terms(lab_terms, None) is lab_terms
 
 
-def test_the_new_due_date_is_read_and_shown_in_each_persons_time_zone(cohort, policy, instructor, learner):
+def test_the_new_due_date_is_read_and_shown_in_each_persons_time_zone(cohort, terms, instructor, learner):
     teacher = signed_in(instructor, "America/New_York")  # UTC-5 in November
     give(teacher, cohort, learner, **{"extension-due_at": "2026-11-05T09:30"})
     assert Extension.objects.get().due_at == datetime(2026, 11, 5, 14, 30, tzinfo=UTC)
@@ -109,19 +109,19 @@ def test_the_new_due_date_is_read_and_shown_in_each_persons_time_zone(cohort, po
         ({"extension-due_at": "2026-11-04T12:00", "extension-lab_slug": "lab-2"}, "Pick a lab that has a due date."),
     ],
 )
-def test_a_bad_extension_is_a_form_error_and_saves_nothing(cohort, policy, instructor, learner, fields, message):
+def test_a_bad_extension_is_a_form_error_and_saves_nothing(cohort, terms, instructor, learner, fields, message):
     response = give(signed_in(instructor), cohort, learner, **fields)
     assert response.status_code == 400 and message in response.content.decode()
     assert not Extension.objects.exists()
 
 
-def test_a_learner_of_another_cohort_cannot_be_given_one(cohort, policy, instructor, other_cohort):
+def test_a_learner_of_another_cohort_cannot_be_given_one(cohort, terms, instructor, other_cohort):
     outsider = other_cohort.learners.get()
     response = give(signed_in(instructor), cohort, outsider, **{"extension-due_at": "2026-11-04T12:00"})
     assert response.status_code == 404 and not Extension.objects.exists()
 
 
-def test_grades_show_to_learners_only_once_released(cohort, policy, instructor, learner):
+def test_grades_show_to_learners_only_once_released(cohort, terms, instructor, learner):
     factories.submission(learner, "lab-1", 0.5, at=DUE - timedelta(hours=1))
     ScoreOverrideFactory(
         cohort=cohort,
@@ -154,7 +154,7 @@ def test_grades_show_to_learners_only_once_released(cohort, policy, instructor, 
     assert lab_list.split("</p>")[0].count(">unreleased<") == 1  # lab-2 still is, lab-1 is not
 
 
-def test_releasing_one_cohort_leaves_another_cohorts_learners_waiting(cohort, policy, instructor, learner):
+def test_releasing_one_cohort_leaves_another_cohorts_learners_waiting(cohort, terms, instructor, learner):
     other = factories.cohort(instructor, [factories.user("bob")], name="Evening")
     bob = other.learners.get()
     factories.submission(bob, "lab-1", 0.5)

@@ -1,4 +1,4 @@
-"""Cohorts: the list, creating one, joining (by code or invitation), the roster and the lab policies."""
+"""Cohorts: the list, creating one, joining (by code or invitation), the roster and the labs' terms."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,8 +18,8 @@ from instructor.forms import (
     DrillWeightForm,
     InviteForm,
     JoinForm,
-    policy_data,
-    policy_values,
+    terms_data,
+    terms_values,
 )
 
 
@@ -74,21 +74,22 @@ def invitation_answer(request, invitation_id: int, accept: bool):
     return redirect("course:index" if accept else "instructor:join")
 
 
-def _roster_page(request, cohort, *, policy_form=None, weight_form=None, invite_form=None, status=200):
-    """`policy_form`, when given, is a bound form with errors: it takes its lab's row in place of the current values."""
+def _roster_page(request, cohort, *, terms_form=None, weight_form=None, invite_form=None, status=200):
+    """`terms_form`, when given, is a bound form with errors: it takes its lab's row in place of the current values."""
     labs = sources.lab_slugs()
-    policies = {policy.lab_slug: policy for policy in cohort.cohort_labs.all()}
+    terms_by_slug = {terms.lab_slug: terms for terms in cohort.cohort_labs.all()}
     forms = {
-        slug: CohortLabForm(initial=policy_values(policies.get(slug), slug), lab_slugs=labs, slug=slug) for slug in labs
+        slug: CohortLabForm(initial=terms_values(terms_by_slug.get(slug), slug), lab_slugs=labs, slug=slug)
+        for slug in labs
     }
     stray = None
-    if policy_form is not None:
-        slug = policy_form.data.get("lab_slug")
+    if terms_form is not None:
+        slug = terms_form.data.get("lab_slug")
         if slug in forms:
-            forms[slug] = CohortLabForm(policy_form.data, lab_slugs=labs, slug=slug)
+            forms[slug] = CohortLabForm(terms_form.data, lab_slugs=labs, slug=slug)
             forms[slug].is_valid()
         else:
-            stray = policy_form  # an unknown lab: its error goes above the table
+            stray = terms_form  # an unknown lab: its error goes above the table
     return render(
         request,
         "instructor/roster.html",
@@ -97,8 +98,8 @@ def _roster_page(request, cohort, *, policy_form=None, weight_form=None, invite_
             "members": selectors.roster(cohort=cohort),
             "invitations": selectors.invitations_pending(cohort=cohort),
             "join_link": request.build_absolute_uri(f"{reverse('instructor:join')}?code={cohort.join_code}"),
-            "policy_forms": list(forms.items()),
-            "stray_policy_form": stray,
+            "terms_forms": list(forms.items()),
+            "stray_terms_form": stray,
             "weight_form": weight_form or DrillWeightForm(initial={"drill_weight": cohort.drill_weight}),
             "invite_form": invite_form or InviteForm(),
         },
@@ -156,16 +157,16 @@ def code_rotate(request, cohort):
 
 @require_POST
 @cohort_view
-def policy_set(request, cohort):
-    """Saves one lab's policy; a field the post leaves out keeps its current value rather than being blanked."""
+def lab_terms_set(request, cohort):
+    """Saves one lab's terms; a field the post leaves out keeps its current value rather than being blanked."""
     slug = request.POST.get("lab_slug", "")
-    current = policy_values(cohort.cohort_labs.filter(lab_slug=slug).first(), slug)
-    form = CohortLabForm(policy_data(request.POST, current), lab_slugs=sources.lab_slugs())
+    current = terms_values(cohort.cohort_labs.filter(lab_slug=slug).first(), slug)
+    form = CohortLabForm(terms_data(request.POST, current), lab_slugs=sources.lab_slugs())
     if form.is_valid():
         services.cohort_lab_set(cohort=cohort, known_labs=sources.lab_slugs(), **form.cleaned_data)
         messages.success(request, f"Policy for {form.cleaned_data['lab_slug']} saved.")
         return redirect("instructor:roster", cohort.pk)
-    return _roster_page(request, cohort, policy_form=form, status=400)
+    return _roster_page(request, cohort, terms_form=form, status=400)
 
 
 @require_POST

@@ -18,7 +18,7 @@ from instructor.views.progress import learner_page, member_or_404
 @cohort_view
 def extension_set(request, cohort, learner_id: int):
     user = member_or_404(cohort, learner_id)
-    form = ExtensionForm(request.POST, policies=cohort.cohort_labs.all())
+    form = ExtensionForm(request.POST, cohort_labs=cohort.cohort_labs.all())
     if form.is_valid():
         data = form.cleaned_data
         try:

@@ -88,7 +88,7 @@ def learner_page(request, cohort, user, *, extension_form=None, status: int = 20
             "timeline": learner_timeline(submissions, attempts),
             "override_form": override_form(cohort, learner=user),
             "audit": selectors.override_audit(cohort=cohort, learner_id=user.pk),
-            "extension_form": extension_form or ExtensionForm(policies=cohort.cohort_labs.all()),
+            "extension_form": extension_form or ExtensionForm(cohort_labs=cohort.cohort_labs.all()),
             "extensions": selectors.extensions_in(cohort_id=cohort.pk, learner_ids=[user.pk]),
         },
         status=status,
