@@ -74,14 +74,15 @@ def sandboxed_import_torch_s(at_once: int = 1) -> float:
 
 
 def rank_floors(slugs: list[str], repeats: int) -> dict:
-    """{slug: floor summary} for the labs that start one sandbox per rank: that many imports at once."""
-    from gpu_worker.graders import ring_allreduce
+    """{slug: floor summary} for the labs that start one sandbox per rank (a grader's RANKS, as the runner
+    reads it): that many imports at once."""
+    from gpu_worker.graders.runner import grader_module
 
-    ranks = {"ring-allreduce": ring_allreduce.RANKS}
+    ranks = {slug: getattr(grader_module(slug), "RANKS", 0) for slug in slugs}
     return {
-        slug: summary([sandboxed_import_torch_s(ranks[slug]) for _ in range(repeats)])
-        for slug in slugs
-        if slug in ranks
+        slug: summary([sandboxed_import_torch_s(count) for _ in range(repeats)])
+        for slug, count in ranks.items()
+        if count > 1
     }
 
 
